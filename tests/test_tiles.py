@@ -23,7 +23,7 @@ def test_mjai_names_match_riichienv():
 def test_hand_string_round_trip_and_red_fives():
     ids = tiles.parse_hand("123m406p789s11222z")
     assert 52 in ids and len(ids) == 14
-    assert tiles.hand_to_string(ids) == "123m046p789s11222z"
+    assert tiles.hand_to_string(ids) == "123m406p789s11222z"
     counts = tiles.hand_counts("1111m")
     assert counts[0] == 4 and counts.sum() == 4 and counts.dtype == np.uint8
     assert tiles.counts_to_string(tiles.hand_counts("55m0m")) == "555m"
