@@ -1,0 +1,173 @@
+"""cnn-bot's networks (Gao et al.; thesis T§4.2, §6.2, §7.3, paper P§V; specs/cnn_bot.md §3).
+
+Every net is the same trunk: three blocks ``Conv2D(100, 5x2, valid) -> ReLU -> BatchNorm ->
+Dropout(0.5)`` over a ``(N, C, 34, 4)`` plane tensor, then ``Flatten`` (100 x 22 x 1 = 2200),
+then optionally ``Dense(300) -> ReLU -> BatchNorm -> Dropout`` (the FC-300 head of T Fig 4.2
+and P§V), then the output layer. Only the output width differs between the decisions
+(T§7.3: "the only difference is the last layer"): 34 tile kinds for the discard net, 2 classes
+for pon and riichi, 4 for chi (no call / called tile left, middle, right). Kan and winning have
+no net (rules, see :mod:`cnn.kan_rule`).
+
+Batch-norm axis. The thesis's Keras summary gives the three conv batch norms 12, 8 and 4
+parameters: ``4 x width``. Keras' default ``axis=-1`` on a channels-first tensor normalised
+over the *copy* (width) axis, not over the 100 filters. ``bn_axis="width"`` reproduces that
+(and the parameter counts: 928,058 for the 56-plane net); ``bn_axis="channel"`` is ordinary
+per-filter batch norm, a deviation from the paper.
+
+Activation placement (ReLU inside the conv, before the batch norm) is the spec's reading of
+a summary without Activation layers [AMBIG]; momentum and epsilon follow Keras' defaults.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import torch
+from torch import nn
+
+from game.errors import ModelFileError
+
+N_ROWS = 34
+N_COLS = 4
+KERAS_BN_MOMENTUM = 0.01  # Keras momentum 0.99 is PyTorch 0.01
+KERAS_BN_EPS = 1e-3
+
+# Output width of each decision net (T§7.3, P§V.B-E).
+HEAD_CLASSES = {"discard": 34, "pon": 2, "chi": 4, "riichi": 2}
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Everything needed to rebuild a net: it is stored inside every checkpoint."""
+
+    task: str = "discard"  # discard | pon | chi | riichi
+    model: str = "m86"  # encoder variant: m56 | m68 | m86 (see cnn.encoders)
+    in_planes: int = 86
+    filters: int = 100
+    fc300: bool = True
+    bn_axis: str = "width"  # "width" = the paper's Keras quirk, "channel" = per filter
+    dropout: float = 0.5
+    extra: dict = field(default_factory=dict)  # free-form notes (encoder options)
+
+    @property
+    def n_classes(self) -> int:
+        return HEAD_CLASSES[self.task]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "NetConfig":
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = set(data) - known
+        if unknown:
+            raise ModelFileError(f"unknown net config keys {sorted(unknown)}")
+        return cls(**data)
+
+
+class WidthBatchNorm(nn.Module):
+    """Batch norm over the last (copy) axis of ``(N, C, H, W)``: Keras ``axis=-1``."""
+
+    def __init__(self, width: int):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(width, eps=KERAS_BN_EPS, momentum=KERAS_BN_MOMENTUM)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # (N, C, H, W) -> (N, W, C, H): BatchNorm2d normalises per index of dim 1.
+        return self.bn(x.permute(0, 3, 1, 2)).permute(0, 2, 3, 1)
+
+
+def _batch_norm(axis: str, filters: int, width: int) -> nn.Module:
+    if axis == "width":
+        return WidthBatchNorm(width)
+    if axis == "channel":
+        return nn.BatchNorm2d(filters, eps=KERAS_BN_EPS, momentum=KERAS_BN_MOMENTUM)
+    raise ValueError(f"bn_axis must be 'width' or 'channel', not {axis!r}")
+
+
+class GaoNet(nn.Module):
+    """The discard / pon / chi / riichi net of Gao et al.; returns logits ``(N, classes)``."""
+
+    def __init__(self, config: NetConfig):
+        super().__init__()
+        self.config = config
+        layers: list[nn.Module] = []
+        channels, height, width = config.in_planes, N_ROWS, N_COLS
+        for _ in range(3):
+            height, width = height - 4, width - 1  # 5x2 kernel, 'valid' padding
+            layers += [
+                nn.Conv2d(channels, config.filters, kernel_size=(5, 2)),
+                nn.ReLU(),
+                _batch_norm(config.bn_axis, config.filters, width),
+                nn.Dropout(config.dropout),
+            ]
+            channels = config.filters
+        layers.append(nn.Flatten())
+        flat = channels * height * width  # 100 * 22 * 1 = 2200
+        if config.fc300:
+            layers += [
+                nn.Linear(flat, 300),
+                nn.ReLU(),
+                nn.BatchNorm1d(300, eps=KERAS_BN_EPS, momentum=KERAS_BN_MOMENTUM),
+                nn.Dropout(config.dropout),
+            ]
+            flat = 300
+        layers.append(nn.Linear(flat, config.n_classes))
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, planes: torch.Tensor) -> torch.Tensor:
+        return self.layers(planes)
+
+
+def keras_param_count(model: nn.Module) -> tuple[int, int]:
+    """(total, non-trainable) parameters as Keras counts them.
+
+    Keras counts batch-norm moving means and variances as non-trainable weights; PyTorch
+    keeps them as buffers. ``num_batches_tracked`` has no Keras counterpart.
+    """
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    frozen = sum(
+        b.numel() for name, b in model.named_buffers() if name.endswith(("running_mean", "running_var"))
+    )
+    return trainable + frozen, frozen
+
+
+# --- checkpoints ---------------------------------------------------------------------
+
+def save_checkpoint(model: GaoNet, path, *, meta: dict | None = None, half: bool = False) -> None:
+    """Write a self-describing checkpoint: ``{"config", "state_dict", "meta"}``.
+
+    ``half=True`` stores float tensors as float16 (the shipped default weights).
+    """
+    state = {
+        k: (v.half() if half and v.is_floating_point() else v).detach().cpu()
+        for k, v in model.state_dict().items()
+    }
+    torch.save({"config": model.config.to_dict(), "state_dict": state, "meta": meta or {}}, path)
+
+
+def load_checkpoint(path, *, task: str | None = None, device: str = "cpu") -> GaoNet:
+    """Rebuild a net from a checkpoint's own config; :class:`ModelFileError` names the file
+    when it is missing, unreadable, of the wrong task or does not fit its config."""
+    try:
+        blob = torch.load(path, map_location=device, weights_only=True)
+    except FileNotFoundError:
+        raise ModelFileError(f"{path}: model file not found") from None
+    except Exception as exc:  # a truncated or foreign file
+        raise ModelFileError(f"{path}: not a readable checkpoint ({exc.__class__.__name__})") from None
+    if not isinstance(blob, dict) or "config" not in blob or "state_dict" not in blob:
+        raise ModelFileError(f"{path}: checkpoint lacks 'config' or 'state_dict'")
+    try:
+        config = NetConfig.from_dict(blob["config"])
+        model = GaoNet(config)
+    except (TypeError, ValueError, KeyError, ModelFileError) as exc:
+        raise ModelFileError(f"{path}: bad net config: {exc}") from None
+    if task is not None and config.task != task:
+        raise ModelFileError(f"{path}: holds a {config.task!r} net, expected {task!r}")
+    state = {k: v.float() if v.is_floating_point() else v for k, v in blob["state_dict"].items()}
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "mismatch"
+        raise ModelFileError(f"{path}: weights do not fit the net config ({first})") from None
+    model.to(device).eval()
+    return model
