@@ -76,11 +76,20 @@ def legal_from_engine(actions: Sequence[Action], actor: int, *, target: int | No
     """Distinct mjai legal actions and, index for index, one engine action for each."""
     mjai: list[dict[str, Any]] = []
     engine: list[Action] = []
+    seen = set()
     for action in actions:
-        d = to_mjai(action, actor, target=target, drawn=drawn)
-        if d not in mjai:
-            mjai.append(d)
-            engine.append(action)
+        kind = int(action.action_type)
+        if kind == DISCARD:
+            key = (_NAMES[action.tile], action.tile == drawn)
+        elif action.consume_tiles:
+            key = (kind, _NAMES[action.tile], tuple(sorted(_NAMES[i] for i in action.consume_tiles)))
+        else:
+            key = kind
+        if key in seen:
+            continue
+        seen.add(key)
+        mjai.append(to_mjai(action, actor, target=target, drawn=drawn))
+        engine.append(action)
     return mjai, engine
 
 

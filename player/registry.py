@@ -1,0 +1,47 @@
+"""The registry of agents: the one place where a new player plugs in by name.
+
+``make_agent("efficiency", seed=3)`` builds an agent; command-line tools list ``AGENTS``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from game.errors import MahjongError
+from player.agents.base import Agent
+
+
+def _random(**kwargs: Any) -> Agent:
+    from player.agents.random_agent import RandomAgent
+    return RandomAgent(**kwargs)
+
+
+def _tsumogiri(**kwargs: Any) -> Agent:
+    from player.agents.tsumogiri import TsumogiriAgent
+    return TsumogiriAgent(**kwargs)
+
+
+def _efficiency(**kwargs: Any) -> Agent:
+    from player.agents.efficiency import EfficiencyAgent
+    return EfficiencyAgent(**kwargs)
+
+
+# name -> factory(**kwargs) -> Agent. Factories import lazily so that a heavy agent
+# (torch, numba) costs nothing until it is asked for.
+AGENTS: dict[str, Callable[..., Agent]] = {
+    "random": _random,
+    "tsumogiri": _tsumogiri,
+    "efficiency": _efficiency,
+}
+
+
+def make_agent(name: str, **kwargs: Any) -> Agent:
+    """A new agent of the registered ``name``; ``kwargs`` go to its constructor.
+
+    Raises :class:`MahjongError` naming the known agents when ``name`` is unknown.
+    """
+    factory = AGENTS.get(name)
+    if factory is None:
+        known = ", ".join(sorted(AGENTS))
+        raise MahjongError(f"unknown agent {name!r}; known agents: {known}")
+    return factory(**kwargs)
