@@ -32,6 +32,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "random": _random,
     "tsumogiri": _tsumogiri,
     "efficiency": _efficiency,
+    "cnn-bot": lambda **kw: __import__("player.agents.cnn_bot", fromlist=["CnnBot"]).CnnBot(**kw),
 }
 
 

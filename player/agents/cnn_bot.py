@@ -1,0 +1,43 @@
+"""cnn-bot: the CNN Mahjong player of Gao et al. (thesis ch. 7, paper P§V; specs/cnn_bot.md).
+
+It keeps the seat's TableState from the events it observes, encodes it into the paper's
+planes with the seat's past situations, and lets :class:`cnn.policy.CnnPolicy` pick among
+the legal actions: win always, isolated closed kans only, riichi / pon / chi nets, and the
+discard net masked to the legal tiles.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from cnn.encoders import SeatHistory
+from cnn.policy import CnnPolicy, load_nets
+from game.state import TableState
+from player.agents.base import Agent, Event
+
+
+class CnnBot(Agent):
+    """``CnnBot(models_dir=None, device="cpu")``; the default weights are in ``cnn/models``.
+
+    A missing or mismatched weight file raises :class:`game.errors.ModelFileError` naming it.
+    """
+
+    name = "cnn-bot"
+
+    def __init__(self, models_dir: str | Path | None = None, device: str = "cpu", **_ignored):
+        super().__init__()
+        self.policy = CnnPolicy(load_nets(models_dir, device=device), device=device)
+        self.state: TableState | None = None
+        self.history = SeatHistory()
+
+    def start_game(self, seat: int) -> None:
+        super().start_game(seat)
+        self.state = TableState(seat)
+        self.history = SeatHistory()
+
+    def observe(self, event: Event) -> None:
+        if self.state is None:
+            self.start_game(self.seat if self.seat >= 0 else 0)
+        self.state.update(event)
+
+    def act(self, legal: list[Event]) -> Event:
+        return self.policy.decide(self.state, self.history, legal)
