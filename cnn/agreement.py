@@ -1,0 +1,122 @@
+"""Agreement of cnn-bot's nets with the choices in game records (T§4.4, §6.4, §7.7; P§VII).
+
+    python -m cnn.agreement --records 'data/phoenix/mjlog/*.mjlog' [--models DIR] [--json]
+
+* discard: top-1/2/3 agreement of the discard net with the tile kind actually discarded,
+  ranked among the legal kinds (as the bot plays); the unmasked top-1 and the share of
+  unmasked argmaxes that are legal (the thesis's "100%" check, T§4.5) are given too;
+* pon / riichi: accuracy, precision and recall of "call" / "declare" (positive class);
+* chi: 4-class accuracy (no chi, left, middle, right) and precision / recall of chi vs no chi;
+* kan: the same for the closed-kan rule (there is no kan net, T§7.3.3).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from cnn.bot_data import build_dataset, load_or_build, unpack
+from cnn.encoders import N_PLANES
+from cnn.policy import CnnPolicy, load_nets
+from game.errors import MahjongError
+
+
+def binary_scores(label: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+    """Accuracy, precision and recall of the positive class (nan where undefined)."""
+    label, pred = label.astype(bool), pred.astype(bool)
+    tp = int((label & pred).sum())
+    n = len(label)
+    nan = float("nan")
+    return {
+        "accuracy": float((label == pred).mean()) if n else nan,
+        "precision": tp / int(pred.sum()) if pred.sum() else nan,
+        "recall": tp / int(label.sum()) if label.sum() else nan,
+        "n": n,
+    }
+
+
+def _probs(policy: CnnPolicy, task: str, packed: np.ndarray, batch: int = 1024) -> np.ndarray:
+    """Softmax outputs of one net over bit-packed full planes."""
+    if not len(packed):
+        return np.zeros((0, policy.nets[task].config.n_classes), dtype=np.float32)
+    everything = list(range(N_PLANES))  # policy.probs picks the net's own channels
+    return np.concatenate([policy.probs(task, unpack(packed[i : i + batch], everything))
+                           for i in range(0, len(packed), batch)])
+
+
+def agreement(policy: CnnPolicy, data: dict[str, np.ndarray]) -> dict:
+    """All metrics as one flat dict (keys of ``--json``)."""
+    res: dict = {}
+    y = data["discard_y"].astype(np.int64)
+    p = _probs(policy, "discard", data["discard_x"])
+    mask = data["discard_mask"]
+    if len(y):
+        masked = np.where(mask, p, -1.0)
+        order = np.argsort(-masked, axis=1)
+        for k in (1, 2, 3):
+            res[f"discard_top{k}"] = float((order[:, :k] == y[:, None]).any(1).mean())
+        raw = p.argmax(1)
+        res["discard_top1_unmasked"] = float((raw == y).mean())
+        res["discard_legal_rate"] = float(mask[np.arange(len(y)), raw].mean())
+    else:
+        for k in ("discard_top1", "discard_top2", "discard_top3", "discard_top1_unmasked",
+                  "discard_legal_rate"):
+            res[k] = float("nan")
+    res["discard_n"] = int(len(y))
+    for task in ("pon", "riichi"):
+        lab = data[f"{task}_y"].astype(np.int64)
+        pred = _probs(policy, task, data[f"{task}_x"]).argmax(1) if len(lab) else lab
+        for key, val in binary_scores(lab, pred).items():
+            res[f"{task}_{key}"] = val
+    lab = data["chi_y"].astype(np.int64)
+    pred = _probs(policy, "chi", data["chi_x"]).argmax(1) if len(lab) else lab
+    chi = binary_scores(lab > 0, pred > 0)
+    res["chi_accuracy"] = float((lab == pred).mean()) if len(lab) else float("nan")
+    res["chi_binary_accuracy"] = chi["accuracy"]
+    res["chi_precision"], res["chi_recall"], res["chi_n"] = chi["precision"], chi["recall"], chi["n"]
+    kan = data["kan"]
+    for key, val in binary_scores(kan[:, 0], kan[:, 1]).items():
+        res[f"kan_{key}"] = val
+    res["decisions"] = int(sum(res[f"{t}_n"] for t in ("discard", "pon", "chi", "riichi", "kan")))
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cnn.agreement", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", required=True, help="glob (or comma-separated globs) of record files, any format")
+    ap.add_argument("--models", default=None, help="folder with discard/pon/chi/riichi.pt (default: shipped)")
+    ap.add_argument("--thesis-sampling", action="store_true", help="sample as the thesis (see cnn.bot_data)")
+    ap.add_argument("--dataset", default=None, help="cache the built samples in this .npz")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    try:
+        from game.records import iter_record_files
+
+        paths = iter_record_files(args.records if "," not in args.records else args.records.split(","))
+        if not paths:
+            raise MahjongError(f"no record files match {args.records!r}")
+        policy = CnnPolicy(load_nets(args.models))
+        progress = not (args.quiet or args.json)
+        if args.dataset:
+            data = load_or_build(paths, Path(args.dataset), thesis=args.thesis_sampling, progress=progress)
+        else:
+            data = build_dataset(paths, thesis=args.thesis_sampling, progress=progress)
+        res = agreement(policy, data)
+    except MahjongError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(res))
+    else:
+        for key, val in res.items():
+            print(f"{key:24s} {val:.4f}" if isinstance(val, float) else f"{key:24s} {val}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

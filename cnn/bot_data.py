@@ -1,0 +1,195 @@
+"""Training samples for cnn-bot's nets, built once from game records into compact arrays.
+
+Every decision of a record (``game.decisions.iter_decisions``) becomes samples of the tasks
+it belongs to (spec §3.5, §4):
+
+* discard: the seat chose a ``dahai``; label = tile kind; mask = the legal discard kinds;
+* riichi: ``reach`` was legal; label 1 when it was declared;
+* pon: ``pon`` was legal; label 1 when a pon was made;
+* chi: ``chi`` was legal; label 0 (no chi) or 1/2/3 (called tile left / middle / right);
+* kan: a kan was legal (no net; kept for the agreement of the kan rule): label 1 when a kan
+  was declared, and the rule's own answer.
+
+Decisions where the seat won, or had a single legal action, are no samples. With ``thesis=True`` the
+thesis's sampling applies (T§4.3, P§VI): one followed seat per hand (random, seeded), its
+decisions up to and including its riichi declaration, and no hand in which it lost more
+than 1,500 points.
+
+Planes are stored bit-packed (87 x 34 x 4 bits = 1,479 bytes a sample) in one ``.npz``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from cnn.encoders import N_PLANES, SeatHistory, offered_kind
+from cnn.rules import KAN_TYPES, chi_class, kan_choice
+from game.tiles import mjai_to_kind
+
+TASKS = ("discard", "pon", "chi", "riichi")
+PLANE_BITS = N_PLANES * 34 * 4
+LOSS_LIMIT = 1500  # T§4.3: "the subgames that the player loses over 1500 scores"
+WINDS = {"E": 0, "S": 1, "W": 2, "N": 3}
+
+
+def pack(planes: np.ndarray) -> np.ndarray:
+    return np.packbits(planes.reshape(-1))
+
+
+def unpack(packed: np.ndarray, chans: list[int]) -> np.ndarray:
+    """(N, 1479) packed rows -> float32 (N, len(chans), 34, 4)."""
+    bits = np.unpackbits(packed, axis=1, count=PLANE_BITS).reshape(-1, N_PLANES, 34, 4)
+    return bits[:, chans].astype(np.float32)
+
+
+def hand_deltas(events: list[dict]) -> dict[tuple, list[int]]:
+    """Point change of each seat in each hand, keyed (round wind, kyoku 0-based, honba).
+
+    From consecutive ``start_kyoku`` scores (riichi sticks included), the last hand against
+    ``end_game`` scores; where those are missing, the ``deltas`` of hora / ryukyoku events.
+    """
+    starts: list[tuple[tuple, list[int] | None]] = []
+    summed: dict[tuple, list[int]] = {}
+    key = None
+    final = None
+    for ev in events:
+        t = ev.get("type")
+        if t == "start_kyoku":
+            key = (WINDS.get(ev.get("bakaze"), 0), int(ev.get("kyoku", 1)) - 1, int(ev.get("honba", 0)))
+            starts.append((key, ev.get("scores")))
+            summed[key] = [0, 0, 0, 0]
+        elif t in ("hora", "ryukyoku") and key is not None and ev.get("deltas"):
+            summed[key] = [a + int(b) for a, b in zip(summed[key], ev["deltas"])]
+        elif t == "end_game" and ev.get("scores"):
+            final = ev["scores"]
+    out = dict(summed)
+    for i, (k, scores) in enumerate(starts):
+        after = starts[i + 1][1] if i + 1 < len(starts) else final
+        if scores and after:
+            out[k] = [int(b) - int(a) for a, b in zip(scores, after)]
+    return out
+
+
+@dataclass
+class SampleArrays:
+    """Growing per-task lists; :meth:`arrays` turns them into numpy arrays."""
+
+    x: dict = field(default_factory=lambda: {t: [] for t in TASKS})
+    y: dict = field(default_factory=lambda: {t: [] for t in TASKS})
+    game: dict = field(default_factory=lambda: {t: [] for t in TASKS})
+    mask: list = field(default_factory=list)
+    kan: list = field(default_factory=list)  # (label, rule prediction)
+
+    def add(self, task: str, planes: np.ndarray, label: int, game: int) -> None:
+        self.x[task].append(pack(planes))
+        self.y[task].append(label)
+        self.game[task].append(game)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        width = (PLANE_BITS + 7) // 8
+        for t in TASKS:
+            out[f"{t}_x"] = np.array(self.x[t], dtype=np.uint8).reshape(-1, width)
+            out[f"{t}_y"] = np.array(self.y[t], dtype=np.int16)
+            out[f"{t}_game"] = np.array(self.game[t], dtype=np.int32)
+        out["discard_mask"] = np.array(self.mask, dtype=bool).reshape(-1, 34)
+        out["kan"] = np.array(self.kan, dtype=np.int8).reshape(-1, 2)
+        return out
+
+
+def _followed_seats(events: list[dict], seed: int) -> dict[tuple, int]:
+    rng = np.random.default_rng(seed)
+    return {k: int(rng.integers(4)) for k in hand_deltas(events)}
+
+
+def add_game(store: SampleArrays, events: list[dict], game: int, *, thesis: bool, seed: int) -> None:
+    """Append the samples of one game's events to ``store``."""
+    from game.decisions import iter_decisions
+
+    deltas = hand_deltas(events)
+    followed = _followed_seats(events, seed) if thesis else {}
+    histories = [SeatHistory() for _ in range(4)]
+    stopped: set[tuple] = set()
+    for dec in iter_decisions(events):
+        state, legal, chosen = dec.state, dec.legal, dec.chosen
+        key = (state.round_wind, state.kyoku, state.honba)
+        if thesis:
+            if dec.seat != followed.get(key, dec.seat) or key in stopped:
+                continue
+            if deltas.get(key, [0] * 4)[dec.seat] < -LOSS_LIMIT:
+                continue
+        _add_decision(store, histories[dec.seat], state, legal, chosen, game)
+        if thesis and chosen.get("type") == "reach":
+            stopped.add(key)  # T§4.3: sampling stops at the followed player's riichi
+
+
+def _add_decision(store: SampleArrays, history: SeatHistory, state, legal, chosen, game) -> None:
+    types = {a["type"] for a in legal}
+    ctype = chosen.get("type")
+    if ctype == "hora" or len(legal) < 2:  # winning is a rule; forced moves teach nothing
+        return
+    if types & set(KAN_TYPES):
+        rule = kan_choice(np.asarray(state.hand), legal)
+        store.kan.append((int(ctype in KAN_TYPES), int(rule is not None)))
+    own_turn = bool(types & {"dahai", "reach", "ankan"})
+    if own_turn:
+        planes = history.encode(state, discard_decision="dahai" in types)
+        if "reach" in types:
+            store.add("riichi", planes, int(ctype == "reach"), game)
+        if ctype == "dahai":
+            mask = np.zeros(34, dtype=bool)
+            for a in legal:
+                if a["type"] == "dahai":
+                    mask[mjai_to_kind(a["pai"])] = True
+            store.add("discard", planes, mjai_to_kind(chosen["pai"]), game)
+            store.mask.append(mask)
+    elif types & {"pon", "chi"}:
+        planes = history.encode(state, discard_decision=False, offered=offered_kind(state))
+        if "pon" in types:
+            store.add("pon", planes, int(ctype == "pon"), game)
+        if "chi" in types:
+            store.add("chi", planes, chi_class(chosen) if ctype == "chi" else 0, game)
+
+
+def build_dataset(paths: list[Path], *, thesis: bool = False, seed: int = 0,
+                  progress: bool = True) -> dict[str, np.ndarray]:
+    """Samples of every record file in ``paths`` (RecordError on a bad file)."""
+    from game.records import read_events
+
+    store = SampleArrays()
+    for game, path in enumerate(tqdm(paths, desc="records", unit="file", disable=not progress)):
+        events = read_events(path)
+        game_seed = seed ^ zlib.crc32(str(Path(path).name).encode())
+        add_game(store, events, game, thesis=thesis, seed=game_seed)
+    return store.arrays()
+
+
+def dataset_key(paths: list[Path], *, thesis: bool, seed: int) -> str:
+    """Fingerprint of the inputs, so a cached dataset is reused only for the same ones."""
+    h = hashlib.sha256()
+    for p in paths:
+        st = Path(p).stat()
+        h.update(f"{Path(p).resolve()}|{st.st_size}|{int(st.st_mtime)}\n".encode())
+    h.update(f"thesis={thesis} seed={seed} planes={N_PLANES}".encode())
+    return h.hexdigest()[:16]
+
+
+def load_or_build(paths: list[Path], cache: Path, *, thesis: bool = False, seed: int = 0,
+                  progress: bool = True) -> dict[str, np.ndarray]:
+    """The dataset of ``paths``: from ``cache`` when it was built from the same inputs."""
+    key = dataset_key(paths, thesis=thesis, seed=seed)
+    if cache.exists():
+        with np.load(cache, allow_pickle=False) as data:
+            if str(data["key"]) == key:
+                return {k: data[k] for k in data.files if k not in ("key", "meta")}
+    arrays = build_dataset(paths, thesis=thesis, seed=seed, progress=progress)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    meta = json.dumps({"files": [str(p) for p in paths], "thesis": thesis, "seed": seed})
+    np.savez_compressed(cache, key=np.array(key), meta=np.array(meta), **arrays)
+    return arrays
