@@ -1,0 +1,57 @@
+"""cnn-bot speed: plane encoding and one full decision (encode + nets) per decision point.
+
+    python benchmarks/cnn_bot_speed.py [--games 2]
+
+Decision points come from self-play games of random agents replayed by
+``game.decisions.iter_decisions``; prints median / p90 / p99 in microseconds.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+from cnn.encoders import SeatHistory, offered_kind
+from cnn.policy import CnnPolicy, load_nets
+from game.decisions import iter_decisions
+from game.match import play_game
+from player.registry import make_agent
+
+
+def stats(name: str, micros: list[float]) -> None:
+    a = np.asarray(micros)
+    print(f"{name:28s} n={len(a):5d}  median {np.median(a):8.1f} us  p90 {np.percentile(a, 90):8.1f} us"
+          f"  p99 {np.percentile(a, 99):8.1f} us")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=2)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    decisions = []
+    for seed in range(args.games):
+        res = play_game([make_agent("random", seed=seed * 4 + s) for s in range(4)], seed=seed)
+        decisions += [d for d in iter_decisions(res.events) if len(d.legal) > 1]
+    policy = CnnPolicy(load_nets())
+    enc, full = [], []
+    hist = [SeatHistory() for _ in range(4)]
+    hist2 = [SeatHistory() for _ in range(4)]
+    for d in decisions:
+        types = {a["type"] for a in d.legal}
+        own = bool(types & {"dahai", "reach", "ankan"})
+        t0 = time.perf_counter()
+        hist[d.seat].encode(d.state, discard_decision="dahai" in types,
+                            offered=None if own else offered_kind(d.state))
+        enc.append((time.perf_counter() - t0) * 1e6)
+        t0 = time.perf_counter()
+        policy.decide(d.state, hist2[d.seat], d.legal)
+        full.append((time.perf_counter() - t0) * 1e6)
+    stats("encode (87 planes)", enc)
+    stats("decide (encode + nets)", full)
+
+
+if __name__ == "__main__":
+    main()
