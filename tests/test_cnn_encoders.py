@@ -141,3 +141,55 @@ def test_history_gives_past_rounds_and_resets_per_hand():
     # a new hand forgets the past
     fresh = hist.encode(make_state(kyoku=1, dealer=1, turns=[0, 0, 0, 0]), discard_decision=True)
     assert fresh[28:86].sum() == 0
+
+
+def test_planes_of_a_table_state_fed_by_mjai_events():
+    """Seat 1's view of a short hand: draw, discards, a pon by seat 2, a riichi by seat 3."""
+    from game.state import TableState
+
+    q = ["?"] * 13
+    tehai = ["1m", "1m", "1m", "2m", "5pr", "5p", "7p", "3s", "4s", "9s", "C", "C", "E"]
+    events = [
+        {"type": "start_game", "names": ["a", "b", "c", "d"]},
+        {"type": "start_kyoku", "bakaze": "E", "dora_marker": "3m", "kyoku": 2, "honba": 0,
+         "kyotaku": 0, "oya": 1, "scores": [24000, 26000, 25000, 25000],
+         "tehais": [q, tehai, q, q]},
+        {"type": "tsumo", "actor": 1, "pai": "8p"},
+        {"type": "dahai", "actor": 1, "pai": "E", "tsumogiri": False},
+        {"type": "tsumo", "actor": 2, "pai": "?"},
+        {"type": "dahai", "actor": 2, "pai": "9m", "tsumogiri": True},
+        {"type": "tsumo", "actor": 3, "pai": "?"},
+        {"type": "dahai", "actor": 3, "pai": "N", "tsumogiri": True},
+        {"type": "pon", "actor": 2, "target": 3, "pai": "N", "consumed": ["N", "N"]},
+        {"type": "dahai", "actor": 2, "pai": "1p", "tsumogiri": False},
+        {"type": "tsumo", "actor": 3, "pai": "?"},
+        {"type": "reach", "actor": 3},
+        {"type": "dahai", "actor": 3, "pai": "5sr", "tsumogiri": True},
+        {"type": "reach_accepted", "actor": 3},
+        {"type": "tsumo", "actor": 0, "pai": "?"},
+        {"type": "dahai", "actor": 0, "pai": "1m", "tsumogiri": True},
+    ]
+    state = TableState(1)
+    hist = SeatHistory()
+    for ev in events:
+        state.update(ev)
+        if ev["type"] == "tsumo" and ev["actor"] == 1:
+            first = hist.encode(state, discard_decision=True)
+    x = hist.encode(state, discard_decision=False, offered=k("1m"))
+    assert first[0, k("8p")].tolist() == [1, 0, 0, 0] and first[0].sum() == 14
+    assert x[0].sum() == 13 and x[0, k("1m")].tolist() == [1, 1, 1, 0]
+    assert x[0, k("8p")].sum() == 1 and x[0, k("E")].sum() == 0
+    assert x[1, k("5p")].sum() == 4 and x[1].sum() == 4  # red 5p in hand
+    assert x[2, k("E")].sum() == 1  # own discard
+    assert x[3, k("9m")].sum() == 1 and x[3, k("1p")].sum() == 1  # shimocha (seat 2)
+    assert x[4, k("N")].sum() == 1 and x[4, k("5s")].sum() == 1  # toimen: called N stays
+    assert x[5, k("1m")].sum() == 1  # kamicha (seat 0)
+    assert x[7, k("N")].tolist() == [1, 1, 1, 0] and x[7].sum() == 3  # shimocha's pon
+    assert x[10, k("3m")].sum() == 1
+    assert x[12].min() == 1 and x[11].max() == 0 and x[13].max() == 0  # toimen riichi
+    # scores after the riichi stick: 24000, 26000, 25000, 24000 -> seat 1 is first
+    assert x[14].min() == 1 and x[15:18].max() == 0
+    assert x[18 + 1].min() == 1  # East 2
+    assert x[26, k("E")].sum() == 4 and x[27, k("E")].sum() == 4  # seat 1 is the dealer
+    assert np.array_equal(x[28:38], first[NOW10])  # past 1 = its discard decision
+    assert x[OFFER_PLANE, k("1m")].sum() == 4
