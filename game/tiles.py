@@ -192,3 +192,20 @@ def dora_from_indicator(kind: int) -> int:
     if kind < 31:
         return 27 + (kind - 27 + 1) % 4
     return 31 + (kind - 31 + 1) % 3
+
+
+# --- tenhou.net/6 tile codes -----------------------------------------------------------
+
+def tenhou6_to_mjai(code: int) -> str:
+    """mjai name of a tenhou.net/6 tile code: 11-19 m, 21-29 p, 31-39 s, 41-47 E S W N P F C,
+    51/52/53 the red 5m/5p/5s (60, the tsumogiri marker, and 0 are not tiles)."""
+    if isinstance(code, bool) or not isinstance(code, int):
+        raise TileError(f"tenhou.net/6 tile code {code!r} is not an integer")
+    if code in (51, 52, 53):
+        return f"5{SUITS[code - 51]}r"
+    suit, number = divmod(code, 10)
+    if 1 <= suit <= 3 and 1 <= number <= 9:
+        return f"{number}{SUITS[suit - 1]}"
+    if suit == 4 and 1 <= number <= 7:
+        return HONOR_NAMES[number - 1]
+    raise TileError(f"unknown tenhou.net/6 tile code {code!r}")
