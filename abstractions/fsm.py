@@ -1,0 +1,170 @@
+"""FSM, folding solitary mahjong (Kurita & Hoki Sec. VI-A2, Eqs. 11-15; ``kurita_hoki.md`` 3.2).
+
+Player *i* only discards from the hand (no draws, no calls). A discard of kind ``t`` ends the
+MDP by LOSE with probability ``P_L(t)`` (payoff ``U_L(t)``) unless ``t`` was already discarded
+in this run; otherwise it ends by another player's win with the constant probability ``p``
+(payoff ``U_O``); after ``N = min(T, N0)`` discards it ends with ``U_E``.
+
+* :func:`fsm_dp` is the exact retrograde solution of Eq. 11 over the sub-hands of the root.
+* :func:`fsm_closed_form` is the sorted-order closed form: kinds in ascending
+  ``kappa(t) = P_L(t) (U_O - U_L(t)) / (1 - (1 - P_L(t)) (1 - p)^c_t)`` (Eq. 12), value Eq. 13,
+  lose probability Eq. 14 and lose-conditional value Eq. 15. It is exact when ``T >= N0`` under
+  the natural condition ``U_L <= U_O``; otherwise it is the spec's cheap approximation.
+* :func:`fsm_stop_values` evaluates the closed form for many hands and every horizon at once
+  (numba): the fold payoff ``a_stop`` of PSM (spec 9.2 A1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numba
+import numpy as np
+
+from game.errors import MahjongError
+
+
+@dataclass(frozen=True)
+class FSMResult:
+    """Optimal fold: value (Eq. 13), lose probability (Eq. 14), lose-conditional value (Eq. 15)
+    and the discard order of kinds (Eq. 12)."""
+
+    value: float
+    p_lose: float
+    u_lose_bar: float
+    order: tuple[int, ...]
+
+
+@numba.njit(cache=True)
+def _order(h, p_lose, u_lose, p, u_other):
+    kinds = np.flatnonzero(h)
+    kappa = np.empty(kinds.shape[0])
+    for i in range(kinds.shape[0]):
+        t = kinds[i]
+        lam = p_lose[t]
+        if lam <= 0.0:
+            kappa[i] = 0.0
+        else:
+            kappa[i] = lam * (u_other - u_lose[t]) / (1.0 - (1.0 - lam) * (1.0 - p) ** h[t])
+    return kinds[np.argsort(kappa, kind="mergesort")]
+
+
+@numba.njit(cache=True)
+def _sequence_values(h, order, p_lose, u_lose, p, u_other, u_end, out_v, out_pl, out_al):
+    """For every horizon N = 1..N0: value, lose probability and the lose part of Eq. 13."""
+    sigma = 1.0
+    acc_l = 0.0      # sum of Sigma_k l_k U_L(d_k)
+    acc_pl = 0.0     # sum of Sigma_k l_k
+    acc_o = 0.0      # sum of Sigma_k (1 - l_k) p U_O, up to N-1
+    N = 0
+    for i in range(order.shape[0]):
+        t = order[i]
+        for c in range(h[t]):
+            lam = p_lose[t] if c == 0 else 0.0
+            N += 1
+            acc_l += sigma * lam * u_lose[t]
+            acc_pl += sigma * lam
+            out_v[N] = acc_l + acc_o + sigma * (1.0 - lam) * u_end
+            out_pl[N] = acc_pl
+            out_al[N] = acc_l
+            acc_o += sigma * (1.0 - lam) * p * u_other
+            sigma *= (1.0 - lam) * (1.0 - p)
+    return N
+
+
+@numba.njit(cache=True)
+def fsm_stop_values(hands, p_lose, u_lose, p, u_other, u_end, T):
+    """Closed-form fold value of each hand for every horizon ``k = 0..T`` -> (n, T+1).
+
+    Column ``k`` uses ``N = min(k, N0)`` discards; column 0 is ``u_end``.
+    """
+    n = hands.shape[0]
+    out = np.empty((n, T + 1))
+    v = np.empty(64)
+    pl = np.empty(64)
+    al = np.empty(64)
+    for s in range(n):
+        h = hands[s]
+        order = _order(h, p_lose, u_lose, p, u_other)
+        n0 = _sequence_values(h, order, p_lose, u_lose, p, u_other, u_end, v, pl, al)
+        out[s, 0] = u_end
+        for k in range(1, T + 1):
+            out[s, k] = v[min(k, n0)]
+    return out
+
+
+def _arrays(hand, p_lose, u_lose):
+    h = np.asarray(hand, dtype=np.int64)
+    pl = np.asarray(p_lose, dtype=np.float64)
+    ul = np.asarray(u_lose, dtype=np.float64)
+    if h.shape != (34,) or pl.shape != (34,) or ul.shape != (34,):
+        raise MahjongError("FSM needs 34 counts, 34 lose probabilities and 34 lose payoffs")
+    if ((pl < 0) | (pl > 1)).any():
+        raise MahjongError("lose probabilities must lie in [0, 1]")
+    if h.sum() == 0:
+        raise MahjongError("FSM needs a non-empty hand")
+    return h, pl, ul
+
+
+def fsm_closed_form(hand: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, *, p: float,
+                    u_other: float, u_end: float, T: int) -> FSMResult:
+    """Eqs. 12-15 for one hand (``hand`` = the FSM initial hand, 34 counts)."""
+    h, pl, ul = _arrays(hand, p_lose, u_lose)
+    if T < 1:
+        raise MahjongError(f"FSM horizon T must be >= 1, got {T}")
+    order = _order(h.astype(np.uint8), pl, ul, float(p), float(u_other))
+    m = int(h.sum()) + 1
+    v, plo, al = np.empty(m), np.empty(m), np.empty(m)
+    n0 = _sequence_values(h.astype(np.uint8), order, pl, ul, float(p), float(u_other), float(u_end), v, plo, al)
+    N = min(int(T), n0)
+    p_l = float(plo[N])
+    ubar = float(al[N] / p_l) if p_l > 0 else 0.0
+    return FSMResult(value=float(v[N]), p_lose=p_l, u_lose_bar=ubar, order=tuple(int(t) for t in order))
+
+
+def fsm_dp(hand: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, *, p: float, u_other: float,
+           u_end: float, T: int) -> FSMResult:
+    """Exact retrograde solution of Eq. 11 (backward induction over the sub-hands of the root).
+
+    At most ``prod(c_t + 1) <= 2^13`` states: cheap enough late in a hand, where the closed
+    form is not exact (``T < N0``). ``order`` lists the kinds in the order of the optimal
+    policy's first discards.
+    """
+    h0, pl, ul = _arrays(hand, p_lose, u_lose)
+    if T < 1:
+        raise MahjongError(f"FSM horizon T must be >= 1, got {T}")
+    N = min(int(T), int(h0.sum()))
+    kinds = [int(k) for k in np.flatnonzero(h0)]
+    root = tuple(int(h0[k]) for k in kinds)
+
+    @lru_cache(maxsize=None)
+    def best(h: tuple[int, ...], n: int) -> tuple[float, float, float, int]:
+        """(value, P(lose), E[U_L 1_lose], argmax position) at hand ``h`` after ``n`` discards."""
+        top = None
+        for i, c in enumerate(h):
+            if c == 0:
+                continue
+            t = kinds[i]
+            lam = pl[t] if c == root[i] else 0.0
+            if n + 1 == N:
+                v, pls, al = u_end, 0.0, 0.0
+            else:
+                nxt = h[:i] + (c - 1,) + h[i + 1:]
+                v2, pl2, al2, _ = best(nxt, n + 1)
+                v, pls, al = p * u_other + (1 - p) * v2, (1 - p) * pl2, (1 - p) * al2
+            q = (lam * ul[t] + (1 - lam) * v, lam + (1 - lam) * pls, lam * ul[t] + (1 - lam) * al, i)
+            if top is None or q[0] > top[0] + 1e-15:
+                top = q
+        return top
+
+    value, p_l, al, _ = best(root, 0)
+    order: list[int] = []
+    h, n = root, 0
+    while n < N:
+        i = best(h, n)[3]
+        if kinds[i] not in order:
+            order.append(kinds[i])
+        h = h[:i] + (h[i] - 1,) + h[i + 1:]
+        n += 1
+    return FSMResult(value=float(value), p_lose=float(p_l), u_lose_bar=float(al / p_l) if p_l > 0 else 0.0,
+                     order=tuple(order))

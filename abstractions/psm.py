@@ -1,0 +1,31 @@
+"""PSM, inclusive-policy solitary mahjong (Kurita & Hoki Sec. VI-A1, Eqs. 6-10).
+
+All five endings are modelled: win (tsumo Eq. 6, ron at an opponent's discard), lose (Eq. 7's
+``P_L`` branch), other win (Eq. 8's ``P_O``), and washout at the horizon ``T`` or by the
+per-turn draw probability. The third state type's ``a_stop`` is folding with the FSM value
+(spec 9.2 A1; ``params.fold=False`` turns it off). Calls (Eq. 10) are not modelled yet: the
+graph is closed. Solved exactly by retrograde analysis over the reduced hand graph.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from abstractions._solve import RootValues, locked, run
+from abstractions.fsm import fsm_stop_values
+from abstractions.params import MDPParams
+from search.hand_graph import HandGraph
+
+
+def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, riichi: bool = False,
+              track: bool = True) -> RootValues:
+    """Values of the root actions under PSM (Method 1, Eq. 16) and the ending probabilities.
+
+    ``riichi``: *i* has declared riichi, so the hand is locked (no exchanges, no fold).
+    ``drawn``: the kind just drawn by a 14-tile root, for the tsumo payoff.
+    """
+    p = params.checked(graph.unseen)
+    g = locked(graph) if riichi else graph
+    v_stop = None
+    if p.fold and not riichi:
+        v_stop = fsm_stop_values(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end, p.T)
+    return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track)

@@ -1,0 +1,156 @@
+"""The reduced hand graph (Sec. VI-D) against a plain breadth-first search and the spec's sizes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import riichienv
+
+from game.errors import MahjongError
+from game.tiles import hand_counts
+from search.hand_graph import build_graph, is_complete
+
+
+def _riichienv_shanten(counts: np.ndarray) -> int:
+    return riichienv.calculate_shanten([4 * k + j for k in range(34) for j in range(int(counts[k]))])
+
+
+def _reference_h1(h0: np.ndarray, unseen: np.ndarray, d: int) -> set[tuple[int, ...]]:
+    """H1 = {h : |h \\ h0| + shanten(h) <= d} by a plain search over every exchange path.
+
+    Explores all exchanges (not only distance-increasing ones) up to d steps from the seeds and
+    keeps the hands that satisfy the definition; shanten from riichienv.
+    """
+    cap = h0.astype(int) + unseen
+    seeds = [h0.astype(int)] if h0.sum() % 3 == 1 else [h0 - np.eye(34, dtype=int)[t] for t in np.flatnonzero(h0)]
+    seen = {tuple(s) for s in seeds}
+    frontier = list(seeds)
+    for _ in range(d):
+        nxt = []
+        for h in frontier:
+            for t in np.flatnonzero(h):
+                for u in range(34):
+                    if u == t or h[u] >= cap[u]:
+                        continue
+                    c = h.copy()
+                    c[t] -= 1
+                    c[u] += 1
+                    if tuple(c) not in seen:
+                        seen.add(tuple(c))
+                        nxt.append(c)
+        frontier = nxt
+    out = {tuple(s) for s in seeds}
+    for key in seen:
+        c = np.array(key)
+        dist = int(np.maximum(c - h0, 0).sum())
+        if dist <= d and dist + _riichienv_shanten(c) <= d:
+            out.add(key)
+    return out
+
+
+def _unseen(h: np.ndarray) -> np.ndarray:
+    return (4 - h).astype(np.uint8)
+
+
+@pytest.mark.parametrize("text,d,size", [
+    # kurita_hoki.md section 6 (measured by the spec authors with their own BFS); 35, 5, 220, 33,
+    # 1,887 agree. The spec's 889 for the tenpai hand at d = 2 is 888 here and in the plain
+    # reference search below.
+    ("123m456p34578s11z", 1, 35),
+    ("1239m456p3478s11z", 1, 5),
+    ("1239m456p3478s11z", 2, 220),
+    ("1359m456p3478s11z", 2, 33),
+    ("1359m456p3478s11z", 3, 1887),
+    ("123m456p34578s11z", 2, 888),
+])
+def test_sizes_match_the_spec_table(text, d, size):
+    h = hand_counts(text)
+    assert build_graph(h, _unseen(h), d=d).n_states == size
+
+
+@pytest.mark.parametrize("text,d,seen", [
+    ("123m456p34578s11z", 2, ""),
+    ("1239m456p3478s11z", 2, "222m"),        # the other 2m seen: no hand may hold a 2m it did not start with
+    ("1359m456p3478s11z", 2, ""),
+    ("1239m456p3478s112z", 2, "55p"),        # a 14-tile root: every discard is a seed
+    ("3378m55p1257s", 2, ""),              # fewer tiles: a hand after a call
+])
+def test_states_equal_the_plain_search(text, d, seen):
+    h = hand_counts(text)
+    unseen = (4 - h.astype(int) - (hand_counts(seen) if seen else 0)).astype(np.uint8)
+    g = build_graph(h, unseen, d=d)
+    mine = {tuple(int(x) for x in row) for row in g.hands}
+    assert len(mine) == g.n_states  # no two states share a hand (no key collision)
+    assert mine == _reference_h1(h, unseen.astype(int), d)
+    cap = h.astype(int) + unseen
+    assert (g.hands <= cap).all()
+
+
+def test_edges_are_exactly_the_in_graph_exchanges():
+    h = hand_counts("1239m456p3478s11z")
+    unseen = _unseen(h)
+    unseen[4] = 0  # every 5m is seen: no draw of 5m
+    g = build_graph(h, unseen, d=2)
+    index = {tuple(int(x) for x in row): i for i, row in enumerate(g.hands)}
+    for s in range(g.n_states):
+        hs = g.hands[s].astype(int)
+        draws = g.draw_tile[g.draw_ptr[s]:g.draw_ptr[s + 1]].tolist()
+        left = [u for u in range(34) if unseen[u] - max(0, hs[u] - h[u]) > 0]
+        assert draws == left
+        assert 4 not in draws
+        w = g.draw_w[g.draw_ptr[s]:g.draw_ptr[s + 1]]
+        expect = np.array([unseen[u] - max(0, hs[u] - h[u]) for u in left], float)
+        np.testing.assert_allclose(w, expect / expect.sum())
+        for j in range(g.draw_ptr[s], g.draw_ptr[s + 1]):
+            u = int(g.draw_tile[j])
+            got = {(int(g.edge_tile[e]), int(g.edge_succ[e])) for e in range(g.edge_ptr[j], g.edge_ptr[j + 1])}
+            want = set()
+            for t in range(34):
+                if t != u and hs[t] + (t == u) > 0:
+                    c = hs.copy()
+                    c[u] += 1
+                    c[t] -= 1
+                    if tuple(c) in index:
+                        want.add((t, index[tuple(c)]))
+            assert got == want
+    nxg = g.to_networkx()
+    assert nxg.number_of_nodes() == g.n_states and nxg.number_of_edges() == g.n_edges
+
+
+def test_win_list_matches_riichienv():
+    h = hand_counts("123m456p34578s11z")
+    g = build_graph(h, _unseen(h), d=1)
+    for s in range(g.n_states):
+        wins = g.win_tile[g.win_ptr[s]:g.win_ptr[s + 1]].tolist()
+        want = []
+        for u in range(34):
+            if g.hands[s, u] < 4:
+                c = g.hands[s].copy()
+                c[u] += 1
+                if _riichienv_shanten(c) == -1:
+                    want.append(u)
+        assert wins == want
+        assert (g.tenpai[s] == 1) == (g.shanten[s] == 0)
+
+
+def test_complete_shapes():
+    for text in ("123m456p789s11122z", "1122m3344p5566s77z", "19m19p19s1234567z1m", "11m", "111m22m"):
+        assert is_complete(hand_counts(text)), text
+    for text in ("123m456p789s11123z", "1122m3344p5566s7z1m", "12m", "111m24m"):
+        assert not is_complete(hand_counts(text)), text
+
+
+def test_bad_input_raises():
+    h = hand_counts("123m456p789s111z")
+    with pytest.raises(MahjongError):
+        build_graph(h, _unseen(h))  # 12 tiles
+    h = hand_counts("123m456p34578s11z")
+    with pytest.raises(MahjongError):
+        build_graph(h, np.full(34, 4, np.uint8))  # more than 4 copies in all
+    with pytest.raises(MahjongError):
+        build_graph(hand_counts("1359m46p3478s111z"), _unseen(hand_counts("1359m46p3478s111z")), d=2)
+
+
+def test_max_states_lowers_d():
+    h = hand_counts("1359m456p3478s11z")
+    g = build_graph(h, _unseen(h), d=3, max_states=500)
+    assert g.d == 2 and g.n_states == 33
