@@ -1,0 +1,295 @@
+"""The solitary MDPs against plain brute force (Kurita & Hoki Sec. VI-A, Eqs. 6-15).
+
+Small instances (a few kinds, a few turns) are solved twice: by the retrograde kernel over the
+reduced hand graph, and by a plainly written recursive expectimax over the same rules.
+"""
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+import numpy as np
+import pytest
+import riichienv
+
+from abstractions import MDPParams, fsm_closed_form, fsm_dp, fsm_stop_values, solve_psm, solve_tsm, solve_wsm
+from game.errors import MahjongError
+from game.tiles import hand_counts
+from search.hand_graph import build_graph
+from search.retrograde import OUTCOMES
+
+
+def _complete(h) -> bool:
+    return riichienv.calculate_shanten([4 * k + j for k in range(34) for j in range(int(h[k]))]) == -1
+
+
+def _payoff(h14, tiles, tsumo):
+    """A win payoff that depends on the hand, the winning tile and tsumo/ron."""
+    h14 = np.atleast_2d(h14).astype(float)
+    return 1.0 + 0.1 * (h14 @ np.arange(34) % 7) + 0.05 * np.asarray(tiles) + (0.3 if tsumo else 0.0)
+
+
+class Brute:
+    """Eqs. 6-10 written out recursively over hands as tuples (no graph, no arrays)."""
+
+    def __init__(self, h0, unseen, p: MDPParams, members=None, allow_win=True, fold=True, locked=False):
+        self.h0, self.r0, self.p = np.asarray(h0, int), np.asarray(unseen, int), p.checked(unseen)
+        self.members, self.allow_win, self.fold, self.locked = members, allow_win, fold, locked
+        self.VF = lru_cache(maxsize=None)(self._vf)
+        self.ED = lru_cache(maxsize=None)(self._ed)
+
+    def uw(self, h):
+        tenpai = any(h[u] < 4 and _complete(_add(h, u)) for u in range(34))
+        return self.p.u_tw if tenpai else self.p.u_nw
+
+    def vt(self, h, n):
+        return self.uw(h) if n == self.p.T else self.VF(h, n)
+
+    def _vf(self, h, n):
+        p = self.p
+        vr = 0.0
+        for u in range(34):
+            if p.p_disc[u] > 0:
+                ed = self.ED(h, n)
+                opts = [ed]
+                if self.allow_win and p.ron_ok[u] and h[u] < 4 and _complete(_add(h, u)):
+                    opts.append(float(_payoff(_add(h, u), [u], False)[0]) if callable(p.payoff) else p.payoff)
+                vr += p.p_disc[u] * max(opts)
+        cont = p.p_other[n] * p.u_other + (1 - p.p_other[n]) * (p.p_end[n] * self.uw(h) + (1 - p.p_end[n]) * vr)
+        if self.fold:
+            stop = fsm_closed_form(np.array(h), p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other,
+                                   u_end=p.u_end, T=p.T - n).value
+            return max(cont, stop)
+        return cont
+
+    def _ed(self, h, n):
+        left = [self.r0[u] - max(0, h[u] - self.h0[u]) for u in range(34)]
+        total = sum(x for x in left if x > 0)
+        return sum(left[u] / total * self.vd(h, u, n) for u in range(34) if left[u] > 0)
+
+    def vd(self, h, u, n):
+        p = self.p
+        c = _add(h, u)
+        opts = []
+        if self.allow_win and _complete(c):
+            opts.append(float(_payoff(c, [u], True)[0]) if callable(p.payoff) else p.payoff)
+            if p.tsumo_forced:
+                return opts[0]
+        for t in range(34):
+            if c[t] == 0 or (self.locked and t != u):
+                continue
+            h2 = _add(c, t, -1)
+            if self.members is not None and h2 not in self.members:
+                continue
+            opts.append(p.p_lose[t] * p.u_lose[t] + (1 - p.p_lose[t]) * self.vt(h2, n + 1))
+        return max(opts)
+
+    def root_discard(self, t):
+        p = self.p
+        h2 = _add(tuple(int(x) for x in self.h0), t, -1)
+        return p.p_lose[t] * p.u_lose[t] + (1 - p.p_lose[t]) * self.vt(h2, 1)
+
+
+def _add(h, u, k=1):
+    c = list(h)
+    c[u] += k
+    return tuple(c)
+
+
+def _params(rng, T, kinds, payoff=_payoff):
+    pl = np.zeros(34)
+    pl[kinds] = rng.uniform(0, 0.3, len(kinds))
+    ul = np.zeros(34)
+    ul[kinds] = rng.uniform(-3, -1.5, len(kinds))
+    pd = np.zeros(34)
+    pd[kinds] = rng.dirichlet(np.ones(len(kinds)))
+    ron_ok = np.ones(34, bool)
+    ron_ok[kinds[0]] = False  # furiten on one kind
+    return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), u_other=-1.0,
+                     p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
+                     payoff=payoff, fsm_p=0.15)
+
+
+CASES = [  # (hand, unseen counts over kinds 1m 2m 3m, T, d)
+    ("1123m", (2, 2, 3), 3, 6),
+    ("11234m", (2, 3, 2), 3, 6),
+    ("1122333m", (2, 2, 1), 3, 8),
+    ("11223m", (2, 2, 3), 4, 1),     # reduced graph: only exchanges that stay within d = 1
+    ("1112223m", (1, 1, 2), 2, 1),
+]
+
+
+def _setup(text, un, T, d, seed):
+    h = hand_counts(text)
+    unseen = np.zeros(34, np.uint8)
+    unseen[:3] = un
+    g = build_graph(h, unseen, d=d)
+    members = {tuple(int(x) for x in row) for row in g.hands}
+    return h, unseen, g, members, _params(np.random.default_rng(seed), T, np.array([0, 1, 2]))
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("fold", [True, False])
+def test_psm_equals_brute_force(case, fold):
+    h, unseen, g, members, p = _setup(*CASES[case], seed=case)
+    p.fold = fold
+    res = solve_psm(g, p)
+    bf = Brute(h, unseen, p, members=members, fold=fold)
+    if h.sum() % 3 == 2:
+        assert set(res.discards) == set(np.flatnonzero(h).tolist())
+        for t, v in res.discards.items():
+            assert v == pytest.approx(bf.root_discard(t), abs=1e-12)
+    else:
+        key = tuple(int(x) for x in h)
+        assert res.stay == pytest.approx(bf.VF(key, 0), abs=1e-12)
+        assert res.pass_ == pytest.approx(bf.ED(key, 0), abs=1e-12)
+    # every graph state at every horizon
+    T = p.T
+    for s in range(g.n_states):
+        key = tuple(int(x) for x in g.hands[s])
+        for k in range(1, T + 1):
+            assert res.VF[s, k] == pytest.approx(bf.VF(key, T - k), abs=1e-12)
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_ending_probabilities_explain_the_value(case):
+    """Without fold and with one payoff per ending, value = sum P(ending) * payoff(ending)."""
+    h, unseen, g, members, p = _setup(*CASES[case], seed=10 + case)
+    p.fold = False
+    p.payoff = 2.5
+    p.u_lose = np.full(34, -2.0)
+    res = solve_psm(g, p)
+    pay = {"win": 2.5, "lose": -2.0, "other_win": p.u_other, "tenpai_washout": p.u_tw,
+           "noten_washout": p.u_nw, "fold": 0.0}
+    vec = np.array([pay[o] for o in OUTCOMES])
+    for action, pr in res.probs.items():
+        assert pr.sum() == pytest.approx(1.0, abs=1e-12)
+        assert pr[OUTCOMES.index("fold")] == 0.0
+        value = {"stay": res.stay, "pass": res.pass_, "tsumo": res.tsumo}.get(action)
+        value = res.discards[action] if value is None else value
+        assert float(pr @ vec) == pytest.approx(value, abs=1e-12)
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_wsm_and_tsm_equal_brute_force(case):
+    h, unseen, g, members, p = _setup(*CASES[case], seed=20 + case)
+    wsm = solve_wsm(g, p)
+    tsm = solve_tsm(g, p)
+    bw = Brute(h, unseen, MDPParams(**{**p.__dict__, "p_lose": np.zeros(34), "p_other": 0.0, "u_tw": 0.0,
+                                       "u_nw": 0.0}), members=members, fold=False)
+    bt = Brute(h, unseen, MDPParams(**{**p.__dict__, "p_lose": np.zeros(34), "p_other": 0.0, "u_tw": 1.0,
+                                       "u_nw": 0.0}), members=members, fold=False, allow_win=False)
+    if h.sum() % 3 == 2:
+        for t in wsm.discards:
+            assert wsm.discards[t] == pytest.approx(bw.root_discard(t), abs=1e-12)
+            assert tsm.discards[t] == pytest.approx(bt.root_discard(t), abs=1e-12)
+            assert tsm.prob(t, "tenpai_washout") == pytest.approx(tsm.discards[t], abs=1e-12)
+            assert 0.0 <= wsm.prob(t, "win") <= 1.0
+    else:
+        key = tuple(int(x) for x in h)
+        assert wsm.stay == pytest.approx(bw.VF(key, 0), abs=1e-12)
+        assert tsm.stay == pytest.approx(bt.VF(key, 0), abs=1e-12)
+        assert tsm.prob("stay", "tenpai_washout") == pytest.approx(tsm.stay, abs=1e-12)
+
+
+def test_wsm_win_probability_is_the_value_with_unit_payoff():
+    h, unseen, g, members, p = _setup(*CASES[1], seed=3)
+    p.payoff = 1.0
+    res = solve_wsm(g, p)
+    for t, v in res.discards.items():
+        assert res.prob(t, "win") == pytest.approx(v, abs=1e-12)
+
+
+def test_riichi_locks_the_hand():
+    h, unseen, g, members, p = _setup("11234m", (2, 3, 2), 3, 6, seed=4)
+    res = solve_psm(g, p, riichi=True)
+    bf = Brute(h, unseen, p, members=members, fold=False, locked=True)
+    for t, v in res.discards.items():
+        assert v == pytest.approx(bf.root_discard(t), abs=1e-12)
+
+
+# --- FSM ------------------------------------------------------------------------------
+
+def _fsm_sequence_value(seq, h0, pl, ul, p, uo, ue, N):
+    """Value of discarding ``seq`` in order (Eq. 11 unrolled for a fixed sequence)."""
+    value, alive, opened = 0.0, 1.0, set()
+    for i, t in enumerate(seq[:N]):
+        lam = 0.0 if t in opened else pl[t]
+        opened.add(t)
+        value += alive * lam * ul[t]
+        alive *= 1 - lam
+        if i + 1 == N:
+            value += alive * ue
+        else:
+            value += alive * p * uo
+            alive *= 1 - p
+    return value
+
+
+def _fsm_instance(rng):
+    K = int(rng.integers(2, 5))
+    kinds = rng.choice(34, K, replace=False)
+    h = np.zeros(34, np.uint8)
+    h[kinds] = rng.integers(1, 3, K)
+    pl = np.zeros(34)
+    pl[kinds] = rng.uniform(0, 0.3, K) * (rng.random(K) > 0.25)
+    ul = np.zeros(34)
+    ul[kinds] = rng.uniform(-3, -1, K)
+    return h, pl, ul, float(rng.uniform(0.02, 0.3)), float(rng.uniform(-1, 0.5)), float(rng.uniform(-1, 1))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fsm_dp_is_the_best_discard_sequence(seed):
+    """The optimal FSM policy is a fixed sequence (chance only ends the MDP): brute force all."""
+    rng = np.random.default_rng(seed)
+    h, pl, ul, p, uo, ue = _fsm_instance(rng)
+    tiles = [int(t) for t in np.flatnonzero(h) for _ in range(h[t])]
+    for T in (1, 2, len(tiles) - 1, len(tiles) + 3):
+        if T < 1:
+            continue
+        N = min(T, len(tiles))
+        best = max(_fsm_sequence_value(s, h, pl, ul, p, uo, ue, N) for s in set(itertools.permutations(tiles)))
+        assert fsm_dp(h, pl, ul, p=p, u_other=uo, u_end=ue, T=T).value == pytest.approx(best, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_fsm_closed_form_equals_retrograde(seed):
+    rng = np.random.default_rng(1000 + seed)
+    h, pl, ul, p, uo, ue = _fsm_instance(rng)
+    n0 = int(h.sum())
+    for T in (n0, n0 + 5):
+        cf = fsm_closed_form(h, pl, ul, p=p, u_other=uo, u_end=ue, T=T)
+        dp = fsm_dp(h, pl, ul, p=p, u_other=uo, u_end=ue, T=T)
+        assert cf.value == pytest.approx(dp.value, abs=1e-12)
+        assert cf.p_lose == pytest.approx(dp.p_lose, abs=1e-9)
+        assert cf.u_lose_bar == pytest.approx(dp.u_lose_bar, abs=1e-9)
+        # Eq. 15: the value splits by the lose condition, and the rest agrees with the DP's rest
+        assert cf.value - cf.p_lose * cf.u_lose_bar == pytest.approx(dp.value - dp.p_lose * dp.u_lose_bar, abs=1e-9)
+        assert fsm_stop_values(h[None], pl, ul, p, uo, ue, T)[0, T] == pytest.approx(cf.value, abs=1e-12)
+    # a binding horizon: the closed form is a lower bound of the exact optimum
+    for T in range(1, n0):
+        cf = fsm_closed_form(h, pl, ul, p=p, u_other=uo, u_end=ue, T=T)
+        assert cf.value <= fsm_dp(h, pl, ul, p=p, u_other=uo, u_end=ue, T=T).value + 1e-12
+
+
+def test_fsm_discards_safe_kinds_first():
+    h = hand_counts("19m5p")
+    pl = np.zeros(34)
+    pl[hand_counts("9m").argmax()] = 0.2
+    pl[hand_counts("5p").argmax()] = 0.1
+    ul = np.full(34, -2.0)
+    res = fsm_closed_form(h, pl, ul, p=0.1, u_other=-0.5, u_end=0.0, T=3)
+    assert res.order[0] == 0  # 1m is safe
+
+
+def test_bad_params_raise():
+    h = hand_counts("1123m")
+    unseen = np.zeros(34, np.uint8)
+    unseen[:3] = 2
+    g = build_graph(h, unseen, d=3)
+    with pytest.raises(MahjongError):
+        solve_psm(g, MDPParams(T=0))
+    with pytest.raises(MahjongError):
+        solve_psm(g, MDPParams(T=3, p_other=np.zeros(2)))
+    with pytest.raises(MahjongError):
+        solve_psm(g, MDPParams(T=3, p_lose=np.full(34, 1.5)))
