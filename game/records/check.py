@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import riichienv
 
 from game import tiles
-from game.errors import RecordError
+from game.errors import RecordError, TileError
 
 _A = riichienv.ActionType
 _KANS = ("ankan", "daiminkan", "kakan")
@@ -92,8 +92,9 @@ class _IdPool:
             raise RecordError("hidden tile '?' in a record to check", position=where)
         try:
             tile_id = tiles.mjai_to_id(name, self.used)
-        except Exception as exc:  # TileError: unknown name, or a fifth copy
-            raise RecordError(str(exc), position=where) from None
+        except TileError as exc:  # an unknown name, or more copies than the set holds
+            extra = "" if "unknown" in str(exc) else " (a red-five set holds 3 plain fives)"
+            raise RecordError(f"{exc}{extra}", position=where) from None
         if tile_id in self.used:
             raise RecordError(f"a second red {name}", position=where)
         self.used.add(tile_id)
@@ -299,7 +300,14 @@ def _compare_hand(record: list[dict], engine: list[dict], offset: int, label: st
     rec_dora = [e["dora_marker"] for e in record if e.get("type") == "dora"]
     eng_dora = [e["dora_marker"] for e in engine if e.get("type") == "dora"]
     if rec_dora != eng_dora:
-        result.add(f"{label} (event {offset}): kan dora record {rec_dora} engine {eng_dora}")
+        note = ""
+        if _early_dora_before_chankan(engine):
+            note = (" [riichienv: shows an earlier kakan's dora when a second kan is declared,"
+                    " before the chankan chance; Tenhou never shows it when the kan is robbed]")
+        result.add(f"{label} (event {offset}): kan dora record {rec_dora} engine {eng_dora}{note}")
+    inconsistent = _record_inconsistency(record)
+    if inconsistent:
+        result.add(f"{label} (event {offset}): record is inconsistent: {inconsistent}")
     rec_res = [(i, e) for i, e in enumerate(record) if e.get("type") in ("hora", "ryukyoku")]
     eng_res = _results(engine)
     if len(rec_res) != len(eng_res):
@@ -316,6 +324,47 @@ def _compare_hand(record: list[dict], engine: list[dict], offset: int, label: st
             continue
         if rec.get("deltas") is not None and list(rec["deltas"]) != list(eng.get("deltas", [])):
             result.add(f"{where}: deltas record {rec['deltas']} engine {eng.get('deltas')}")
+
+
+def _early_dora_before_chankan(engine: list[dict]) -> bool:
+    for a, b, c in zip(engine, engine[1:], engine[2:]):
+        if a["type"] == "kakan" and b["type"] == "dora" and c["type"] == "hora":
+            return True
+    return False
+
+
+def _record_inconsistency(record: list[dict]) -> str:
+    """What the record's own numbers contradict, or ``""``: the wins of a hand must hand out
+    exactly the riichi sticks on the table (start sticks + accepted riichi)."""
+    horas = [e for e in record if e.get("type") == "hora" and e.get("deltas") is not None]
+    if not horas:
+        return ""
+    sticks = record[0].get("kyotaku", 0) + sum(1 for e in record if e.get("type") == "reach_accepted")
+    total = sum(sum(e["deltas"]) for e in horas)
+    if total != 1000 * sticks:
+        return (f"its win deltas sum to {total} while {sticks} riichi stick(s) "
+                f"({1000 * sticks}) are on the table")
+    return ""
+
+
+def check_file(path) -> tuple[str, CheckResult]:
+    """Read any record file and check it: ``("OK ..." / "MISMATCH ...", result)``.
+
+    Raises :class:`RecordError` for a malformed file (also for tiles that cannot form a
+    physical set, such as a fifth copy), naming file and position.
+    """
+    from game.records import read_events  # the package imports this module's siblings
+
+    events = read_events(path)
+    try:
+        result = check_events(events)
+    except RecordError as exc:
+        raise RecordError(str(exc).split(": ", 1)[-1] if exc.position else str(exc),
+                          path=str(path), position=exc.position) from None
+    if result.ok:
+        return f"OK {path} ({result.hands} hands)", result
+    more = f" (+{len(result.mismatches) - 1} more)" if len(result.mismatches) > 1 else ""
+    return f"MISMATCH {path}: {result.mismatches[0]}{more}", result
 
 
 def check_events(events: list[dict], *, game_mode: int = 2) -> CheckResult:
