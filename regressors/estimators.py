@@ -1,0 +1,106 @@
+"""The bundle of trained estimators the MDP player loads once and calls once per decision.
+
+    est = Estimators.default()            # the parameters shipped in regressors/models/
+    d = est.decision(state)               # a TableState (or any view with its fields)
+    d.p_lose[t], d.p_ron[j, t], d.p_tenpai[j], d.p_end, d.horizon, d.win_value[j]
+
+Every file is plain JSON (see :mod:`regressors.base`); a missing or mismatched one raises
+``ModelFileError`` naming it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from regressors.deal_in import WaitHistogram, deal_in_probs
+from regressors.final_rank import FinalRankModel
+from regressors.hand_end import HandEndModel, HorizonModel
+from regressors.features import hand_end_features, horizon_features
+from regressors.payoffs import WinValueModel
+from regressors.tenpai import TenpaiModel
+
+DEFAULT_DIR = Path(__file__).resolve().parent / "models"
+FILES = {
+    "final_rank": ("final_rank.json", FinalRankModel),
+    "tenpai": ("tenpai.json", TenpaiModel),
+    "wait_histogram": ("wait_histogram.json", WaitHistogram),
+    "hand_end": ("hand_end.json", HandEndModel),
+    "horizon": ("horizon.json", HorizonModel),
+    "win_value": ("win_value.json", WinValueModel),
+}
+
+
+def load_default(name: str, directory: str | Path | None = None):
+    """One shipped estimator by name (``final_rank``, ``tenpai``, ``wait_histogram``,
+    ``hand_end``, ``horizon``, ``win_value``)."""
+    from game.errors import ModelFileError
+
+    if name not in FILES:
+        raise ModelFileError(f"unknown estimator {name!r}; known: {', '.join(FILES)}")
+    fname, cls = FILES[name]
+    return cls.load(Path(directory or DEFAULT_DIR) / fname)
+
+
+@dataclass
+class DecisionEstimates:
+    """What one decision needs, by absolute seat (the deciding seat's own row is zero)."""
+
+    p_lose: np.ndarray      # [34] P_L(t): the discard of kind t is ronned at once
+    p_ron: np.ndarray       # [4, 34] P(ron_j(t)), Eq. 20
+    p_tenpai: np.ndarray    # [4] P^j_T
+    p_end: float            # the hand ends (another's win or a draw) before our next turn
+    ratio: float            # r = T / T_max
+    horizon: int            # T = max(1, round(r T_max))
+    win_class_probs: np.ndarray   # [4, classes] point class of j's win
+    win_class_points: np.ndarray  # [4, classes] points of each class for j
+    win_value: np.ndarray   # [4] expected points of j's win
+
+
+class Estimators:
+    def __init__(self, models: dict):
+        self.final_rank: FinalRankModel = models["final_rank"]
+        self.tenpai: TenpaiModel = models["tenpai"]
+        self.waits: WaitHistogram = models["wait_histogram"]
+        self.hand_end: HandEndModel = models["hand_end"]
+        self.horizon_model: HorizonModel = models["horizon"]
+        self.win_value: WinValueModel = models["win_value"]
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "Estimators":
+        return cls({name: load_default(name, directory) for name in FILES})
+
+    @classmethod
+    def default(cls) -> "Estimators":
+        return cls.load(DEFAULT_DIR)
+
+    def save(self, directory: str | Path) -> None:
+        d = Path(directory)
+        for name, (fname, _) in FILES.items():
+            model = {"final_rank": self.final_rank, "tenpai": self.tenpai, "wait_histogram": self.waits,
+                     "hand_end": self.hand_end, "horizon": self.horizon_model,
+                     "win_value": self.win_value}[name]
+            model.save(d / fname)
+
+    def decision(self, view, shanten: int | None = None) -> DecisionEstimates:
+        """All per-decision estimates for the seat of ``view``, vectorised over tiles.
+
+        ``shanten`` is the deciding hand's (for the horizon); computed when not given.
+        """
+        me = view.seat
+        p_lose, p_ron, pt = deal_in_probs(view, self.tenpai, self.waits)
+        others = [(me + k) % 4 for k in (1, 2, 3)]
+        pt3 = pt[others]
+        p_end = float(self.hand_end.predict_proba(hand_end_features(view, me, pt3)[None])[0])
+        if shanten is None:
+            from regressors.datasets import _shanten
+
+            shanten = _shanten(np.asarray(view.hand))
+        r = float(self.horizon_model.predict_proba(horizon_features(view, me, pt3, shanten)[None])[0])
+        probs = np.zeros((4, len(self.win_value.points)))
+        points = np.zeros_like(probs)
+        for j in others:
+            probs[j], points[j] = self.win_value.value(view, j)
+        return DecisionEstimates(p_lose, p_ron, pt, p_end, r, HorizonModel.horizon(r, view.tiles_left),
+                                 probs, points, (probs * points).sum(1))

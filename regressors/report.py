@@ -1,0 +1,207 @@
+"""Held-out quality of every estimator against naive baselines; LR and CNN side by side.
+
+    python -m regressors.report --records 'runs/heldout/*.mjson.gz' [--json] [--plots DIR]
+
+For each estimator: log-loss, Brier score and AUC (null where it does not fit) on the
+records given (which the models must not have been trained on), and the log-loss of a naive
+baseline fitted on the training records (stored beside the models in ``baselines.json``):
+the base rate, and for deal-in the "unseen count" heuristic (deal-in rate by the copies of
+the tile the discarder has not seen). ``--plots DIR`` writes calibration plots as PNG.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from game.errors import MahjongError, ModelFileError
+from regressors.base import load_json, save_json
+from regressors.datasets import N_POINT_CLASSES, Dataset, load_or_build
+from regressors.deal_in import UnseenBaseline, dataset_deal_in
+from regressors.estimators import DEFAULT_DIR, Estimators
+from regressors.hand_end import dataset_context
+
+EPS = 1e-6
+BASELINE_KIND = "baselines"
+
+
+# --- metrics ---------------------------------------------------------------------------------
+
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    """Binary (p[n], y in [0,1], fractional allowed) or multiclass (p[n,K], y int)."""
+    if p.ndim == 2:
+        return float(-np.mean(np.log(np.clip(p[np.arange(len(y)), y], EPS, 1))))
+    p = np.clip(p, EPS, 1 - EPS)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def brier(p: np.ndarray, y: np.ndarray) -> float:
+    if p.ndim == 2:
+        onehot = np.eye(p.shape[1])[y]
+        return float(np.mean(np.sum((p - onehot) ** 2, axis=1)))
+    return float(np.mean((p - y) ** 2))
+
+
+def auc(p: np.ndarray, y: np.ndarray) -> float | None:
+    y = np.asarray(y, dtype=bool)
+    if y.all() or not y.any():
+        return None
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(y, p))
+
+
+def _entry(p, y, base_p, binary=True, **extra) -> dict:
+    return {"n": int(len(y)), "log_loss": log_loss(p, y), "baseline_log_loss": log_loss(base_p, y),
+            "brier": brier(p, y), "auc": auc(p, y) if binary else None, **extra}
+
+
+# --- baselines (fitted on the training records) ---------------------------------------------
+
+def fit_baselines(ds: Dataset, est: Estimators) -> dict:
+    a = ds.arrays
+    nr = ~a["dec_riichi"].reshape(-1)
+    ok = ~a["dec_ronned"]
+    return {
+        "final_rank": np.bincount(a["rank_y"], minlength=4).astype(float).tolist(),
+        "tenpai": float(a["dec_tenpai"].reshape(-1)[nr].mean()),
+        "deal_in": float(a["dec_ronned"].mean()),
+        "deal_in_unseen": UnseenBaseline().fit(a["dec_unseen"][np.arange(len(a["dec_tile"])),
+                                                               a["dec_tile"].astype(int)],
+                                               a["dec_ronned"]).rate.tolist(),
+        "hand_end": float(a["dec_ended"][ok].mean()),
+        "horizon": float(a["dec_ratio"][a["dec_ratio_ok"]].mean()),
+        "win_value": np.bincount(a["win_cls"].astype(int), minlength=N_POINT_CLASSES).astype(float).tolist(),
+    }
+
+
+def save_baselines(b: dict, directory) -> Path:
+    return save_json({"baselines": b}, Path(directory) / "baselines.json", BASELINE_KIND)
+
+
+def load_baselines(directory) -> dict:
+    return load_json(Path(directory) / "baselines.json", BASELINE_KIND)["baselines"]
+
+
+# --- evaluation -------------------------------------------------------------------------------
+
+def evaluate(est: Estimators, ds: Dataset, base: dict, cnn=None) -> dict:
+    """Metrics of every estimator on the rows of ``ds`` (which it was not trained on)."""
+    a = ds.arrays
+    out: dict[str, dict] = {}
+    freq = np.asarray(base["final_rank"]) + 1
+    if len(a["rank_y"]):
+        y = a["rank_y"].astype(int)
+        out["final_rank"] = _entry(est.final_rank.predict_proba(a["rank_x"]), y,
+                                   np.tile(freq / freq.sum(), (len(y), 1)), binary=False)
+    n = len(a["dec_tile"])
+    tf = a["dec_tf"].reshape(n * 3, -1)
+    riichi = a["dec_riichi"].reshape(-1)
+    yt = a["dec_tenpai"].reshape(-1)[~riichi].astype(float)
+    pt_nr = est.tenpai.predict_proba(tf[~riichi])
+    out["tenpai"] = _entry(pt_nr, yt, np.full(len(yt), base["tenpai"]))
+    p_lose, pt = dataset_deal_in(a, est.tenpai, est.waits)
+    yd = a["dec_ronned"].astype(float)
+    unseen_t = a["dec_unseen"][np.arange(n), a["dec_tile"].astype(int)]
+    ub = UnseenBaseline()
+    ub.rate = np.asarray(base["deal_in_unseen"])
+    out["deal_in"] = _entry(p_lose, yd, ub.predict(unseen_t),
+                            base_rate_log_loss=log_loss(np.full(n, base["deal_in"]), yd),
+                            unseen_auc=auc(ub.predict(unseen_t), yd))
+    ok = ~a["dec_ronned"]
+    ye = a["dec_ended"][ok].astype(float)
+    out["hand_end"] = _entry(est.hand_end.predict_proba(dataset_context(a, pt, False)[ok]), ye,
+                             np.full(len(ye), base["hand_end"]))
+    hz = a["dec_ratio_ok"]
+    yr = a["dec_ratio"][hz].astype(float)
+    out["horizon"] = _entry(est.horizon_model.predict_proba(dataset_context(a, pt, True)[hz]), yr,
+                            np.full(len(yr), base["horizon"]), binary=False)
+    if len(a["win_cls"]):
+        yc = a["win_cls"].astype(int)
+        wf = np.asarray(base["win_value"]) + 1
+        out["win_value"] = _entry(est.win_value.predict_proba(a["win_x"]), yc,
+                                  np.tile(wf / wf.sum(), (len(yc), 1)), binary=False)
+    if cnn is not None:
+        out.update(cnn.evaluate_dataset(ds, base, _entry))
+    out["_curves"] = {"tenpai": (pt_nr, yt), "deal_in": (p_lose, yd)}
+    return out
+
+
+def calibration_plot(curves: dict, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(curves), figsize=(4.5 * len(curves), 4.2))
+    for ax, (name, (p, y)) in zip(np.atleast_1d(axes), curves.items()):
+        qs = np.unique(np.quantile(p, np.linspace(0, 1, 11)))
+        idx = np.clip(np.searchsorted(qs, p, side="right") - 1, 0, max(len(qs) - 2, 0))
+        xs = [p[idx == b].mean() for b in range(len(qs) - 1) if (idx == b).any()]
+        ys = [y[idx == b].mean() for b in range(len(qs) - 1) if (idx == b).any()]
+        top = max(max(xs, default=0), max(ys, default=0), 1e-3) * 1.05
+        ax.plot([0, top], [0, top], "k:", lw=1)
+        ax.plot(xs, ys, "o-")
+        ax.set(title=name, xlabel="predicted", ylabel="observed", xlim=(0, top), ylim=(0, top))
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def format_table(res: dict) -> str:
+    lines = ["| estimator | n | log-loss | baseline log-loss | Brier | AUC |", "|---|---|---|---|---|---|"]
+    for name, r in res.items():
+        if name.startswith("_"):
+            continue
+        a = "-" if r["auc"] is None else f"{r['auc']:.3f}"
+        lines.append(f"| {name} | {r['n']} | {r['log_loss']:.4f} | {r['baseline_log_loss']:.4f} | "
+                     f"{r['brier']:.4f} | {a} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m regressors.report", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", required=True, nargs="+", help="held-out record glob(s) or paths")
+    ap.add_argument("--models", default=str(DEFAULT_DIR), help="LR model directory (default: shipped)")
+    ap.add_argument("--cnn", default=None, help="CNN estimator weights (default: shipped, if any)")
+    ap.add_argument("--no-cnn", action="store_true", help="skip the CNN estimators")
+    ap.add_argument("--cache", default=None, help="dataset cache directory")
+    ap.add_argument("--plots", default=None, help="directory for calibration PNGs")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    try:
+        est = Estimators.load(args.models)
+        base = load_baselines(args.models)
+        spec = args.records if len(args.records) > 1 else args.records[0]
+        ds = load_or_build(spec, args.cache, progress=not args.json)
+        cnn = None
+        if not args.no_cnn:
+            try:
+                from cnn.estimators import CnnEstimators
+
+                cnn = CnnEstimators.load(args.cnn) if args.cnn else CnnEstimators.default()
+            except ModelFileError:
+                if args.cnn:
+                    raise
+        res = evaluate(est, ds, base, cnn)
+        curves = res.pop("_curves")
+        if args.plots:
+            calibration_plot(curves, Path(args.plots) / "calibration.png")
+        if args.json:
+            print(json.dumps(res))
+        else:
+            print(f"{ds.n_games} games\n" + format_table(res))
+    except MahjongError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
