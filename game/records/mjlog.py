@@ -260,7 +260,7 @@ class _MjlogReader:
         self._need_kyoku("N")
         meld = decode_meld(code, who)
         kind = meld["type"]
-        consumed = [_name(t) for t in sorted(meld["consumed"])]
+        consumed = ev.sorted_names(_name(t) for t in meld["consumed"])
         if kind in ("chi", "pon", "daiminkan"):
             event = {"type": kind, "actor": who, "target": meld["target"],
                      "pai": _name(meld["called"]), "consumed": consumed}
