@@ -1,0 +1,157 @@
+"""Train the CNN estimators (per-opponent tenpai, per-tile deal-in) from a glob of records.
+
+    python -m cnn.train_estimators --records 'runs/selfplay/*.mjson.gz' --out cnn/models
+
+One row per discard of a record (the same decision points as the LR datasets), labelled
+with every opponent's true tenpai and the kinds it could ron. Planes are built once and
+cached (``OUT/planes-<key>.npz``). Training is short on CPU (``--epochs``, ``--max-rows``);
+CUDA is used when present. Exit status 2 with a one-line error on a bad record set.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from game.errors import MahjongError, RecordError
+
+
+def build_planes(files, progress: bool = False) -> dict[str, np.ndarray]:
+    """Planes and labels of every discard decision of the records (all hands known)."""
+    from cnn.estimator_planes import N_PLANES, encode
+    from game.tiles import mjai_to_kind
+    from regressors.datasets import _future_labels, read_record
+    from regressors.features import n_takes, safe_kinds
+    from regressors.replay import TableReplay
+    from regressors.waits import wait_mask
+
+    cols: dict[str, list] = {k: [] for k in ("planes", "tenpai", "ron", "riichi", "tile", "ronned", "game")}
+    it = list(files)
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(it, desc="planes", unit="game")
+    for g, path in enumerate(it):
+        events = read_record(Path(path))
+        if not events:
+            raise RecordError("the record is empty", path=str(path))
+        rep = TableReplay(path=str(path))
+        for idx, e in enumerate(events):
+            if e.get("type") == "dahai" and rep.in_kyoku and all(rep.known):
+                i = int(e["actor"])
+                view = rep.view(i)
+                ten, ron, rii = [], [], []
+                for k in (1, 2, 3):
+                    j = (i + k) % 4
+                    hand = rep.hands[j].astype(np.uint8)
+                    waits = wait_mask(hand, n_takes(rep.melds[j]) == 0) if hand.sum() % 3 == 1 else np.zeros(34, bool)
+                    safe = safe_kinds(view, j)
+                    ten.append(waits.any())
+                    ron.append(waits & ~safe if not (waits & safe).any() else np.zeros(34, bool))
+                    rii.append(rep.riichi[j])
+                cols["planes"].append(encode(view))
+                cols["tenpai"].append(ten)
+                cols["ron"].append(np.stack(ron))
+                cols["riichi"].append(rii)
+                cols["tile"].append(mjai_to_kind(e["pai"]))
+                cols["ronned"].append(_future_labels(events, idx, i)[0])
+                cols["game"].append(g)
+            rep.update(e, idx)
+    if not cols["planes"]:
+        raise RecordError(f"the {len(it)} record(s) hold no discard with all hands known")
+    return {"planes": np.stack(cols["planes"]).astype(np.uint8),
+            "tenpai": np.array(cols["tenpai"], bool), "ron": np.stack(cols["ron"]).astype(bool),
+            "riichi": np.array(cols["riichi"], bool), "tile": np.array(cols["tile"], np.int8),
+            "ronned": np.array(cols["ronned"], bool), "game": np.array(cols["game"], np.int32)}
+
+
+def load_or_build_planes(spec, cache_dir, progress=True) -> dict[str, np.ndarray]:
+    from regressors.datasets import cache_key, record_files
+
+    files = record_files(spec)
+    if cache_dir is None:
+        return build_planes(files, progress)
+    path = Path(cache_dir) / f"planes-{cache_key(files)}.npz"
+    if path.exists():
+        with np.load(path) as z:
+            return {k: z[k] for k in z.files}
+    data = build_planes(files, progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **data)
+    return data
+
+
+def train(data: dict[str, np.ndarray], *, epochs: int = 4, batch: int = 256, lr: float = 2e-3,
+          channels: int = 64, blocks: int = 3, max_rows: int | None = None, seed: int = 0,
+          max_steps: int | None = None, progress: bool = True):
+    """Fit an :class:`EstimatorNet`; returns CnnEstimators. Loss: BCE on tenpai (non-riichi
+    opponents) plus BCE on the 3 x 34 ron labels."""
+    import torch
+
+    from cnn.estimators import CnnEstimators, EstimatorNet, device
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    n = len(data["tile"])
+    idx = rng.permutation(n)[: max_rows or n]
+    dev = device()
+    net = EstimatorNet(channels, blocks).to(dev)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    bce = torch.nn.BCEWithLogitsLoss(reduction="none")
+    X = torch.from_numpy(data["planes"])
+    T = torch.from_numpy(data["tenpai"]).float()
+    R = torch.from_numpy(data["ron"]).float()
+    M = torch.from_numpy(~data["riichi"]).float()
+    steps = 0
+    for ep in range(epochs):
+        order = rng.permutation(idx)
+        total = 0.0
+        for s in range(0, len(order), batch):
+            b = torch.from_numpy(order[s:s + batch])
+            t, r = net(X[b].to(dev))
+            lt = (bce(t, T[b].to(dev)) * M[b].to(dev)).sum() / M[b].sum().clamp(min=1).to(dev)
+            lr_ = bce(r, R[b].to(dev)).mean() * 34
+            loss = lt + lr_
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss) * len(b)
+            steps += 1
+            if max_steps is not None and steps >= max_steps:
+                break
+        if progress:
+            print(f"epoch {ep + 1}: loss {total / max(len(order), 1):.4f}", file=sys.stderr)
+        if max_steps is not None and steps >= max_steps:
+            break
+    return CnnEstimators(net.cpu())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cnn.train_estimators", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", required=True, nargs="+", help="record glob(s) or paths")
+    ap.add_argument("--out", required=True, help="output directory (estimators.pt + .json)")
+    ap.add_argument("--cache", default=None, help="planes cache directory (default: OUT)")
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--max-rows", type=int, default=None, help="train on at most this many rows")
+    ap.add_argument("--channels", type=int, default=64)
+    ap.add_argument("--blocks", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    try:
+        spec = args.records if len(args.records) > 1 else args.records[0]
+        data = load_or_build_planes(spec, args.cache or args.out)
+        est = train(data, epochs=args.epochs, channels=args.channels, blocks=args.blocks,
+                    max_rows=args.max_rows, seed=args.seed)
+        path = est.save(Path(args.out) / "estimators.pt")
+        print(f"trained on {len(data['tile'])} decisions -> {path}")
+    except MahjongError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
