@@ -105,7 +105,7 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total_loss += float(loss) * len(rows)
+            total_loss += loss.item() * len(rows)
             hits += int((logits.argmax(1) == yb).sum())
             seen += len(rows)
             steps += 1
