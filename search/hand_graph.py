@@ -216,7 +216,7 @@ def _accept(cand, ckeys, n_cand, accept, hands, hkeys, n_states, keys, vals):
 # --- edges -----------------------------------------------------------------------------
 
 @numba.njit(cache=True)
-def _count_edges(hands, hkeys, n, h0, cap, r, keys, vals, replace):
+def _count_edges(hands, hkeys, sh, n, h0, cap, r, keys, vals, replace):
     n_draw = 0
     n_edge = 0
     n_win = 0
@@ -228,7 +228,7 @@ def _count_edges(hands, hkeys, n, h0, cap, r, keys, vals, replace):
             if c[u] >= 4:
                 continue
             c[u] += 1
-            if is_complete(c):
+            if sh[s] == 0 and is_complete(c):  # only a tenpai hand can win (saves the check)
                 n_win += 1
             left = _left(c[u] - 1, h0[u], cap[u], replace)
             if left > 0:
@@ -254,7 +254,7 @@ def _left(held, h0u, capu, replace):
 
 
 @numba.njit(cache=True)
-def _fill_edges(hands, hkeys, n, h0, cap, r, keys, vals, replace,
+def _fill_edges(hands, hkeys, sh, n, h0, cap, r, keys, vals, replace,
                 draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, edge_tile, edge_succ,
                 win_ptr, win_tile):
     d = 0
@@ -273,7 +273,7 @@ def _fill_edges(hands, hkeys, n, h0, cap, r, keys, vals, replace,
                 continue
             c[u] += 1
             win = -1
-            if is_complete(c):
+            if sh[s] == 0 and is_complete(c):
                 win = w
                 win_tile[w] = u
                 w += 1
@@ -508,7 +508,8 @@ def _build(h0, r0, kinds, seeds, seed_sh, d, sb, max_states, replace) -> HandGra
     dist_arr = np.zeros(n, np.int8)
     for k in range(1, len(layers)):
         dist_arr[layers[k - 1]:layers[k]] = k
-    n_draw, n_edge, n_win = _count_edges(hands, hkeys, n, h0, cap, _KEY_R, keys, vals, replace)
+    sh_all = np.concatenate(shs).astype(np.int8)
+    n_draw, n_edge, n_win = _count_edges(hands, hkeys, sh_all, n, h0, cap, _KEY_R, keys, vals, replace)
     draw_ptr = np.zeros(n + 1, np.int32)
     draw_tile = np.zeros(n_draw, np.int8)
     draw_w = np.zeros(n_draw, np.float64)
@@ -518,10 +519,10 @@ def _build(h0, r0, kinds, seeds, seed_sh, d, sb, max_states, replace) -> HandGra
     edge_succ = np.zeros(n_edge, np.int32)
     win_ptr = np.zeros(n + 1, np.int32)
     win_tile = np.zeros(n_win, np.int8)
-    _fill_edges(hands, hkeys, n, h0, cap, _KEY_R, keys, vals, replace, draw_ptr, draw_tile, draw_w,
+    _fill_edges(hands, hkeys, sh_all, n, h0, cap, _KEY_R, keys, vals, replace, draw_ptr, draw_tile, draw_w,
                 draw_win, edge_ptr, edge_tile, edge_succ, win_ptr, win_tile)
     return HandGraph(
-        hands=hands, shanten=np.concatenate(shs).astype(np.int8), dist=dist_arr, root=h0, unseen=r0, d=d,
+        hands=hands, shanten=sh_all, dist=dist_arr, root=h0, unseen=r0, d=d,
         replace_discards=replace, root_discards=kinds, root_succ=root_succ,
         draw_ptr=draw_ptr, draw_tile=draw_tile, draw_w=draw_w, draw_win=draw_win,
         edge_ptr=edge_ptr, edge_tile=edge_tile, edge_succ=edge_succ,
