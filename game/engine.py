@@ -55,6 +55,7 @@ class EngineGame:
         self._has_drawn = [False] * 4     # the seat drew and has not discarded yet
         self._offer_from = [0] * 4        # seat of the last dahai/kakan this seat saw
         self._delivered = [0] * 4         # events given to each seat so far
+        self._log: list[Event] | None = None
         self._obs = self.env.reset()
 
     @property
@@ -86,15 +87,18 @@ class EngineGame:
         Taken from the full log, masked: riichienv's ``new_events`` loses the last events
         of a game for the seat whose tsumo win ended it.
         """
-        log = self.env.mjai_log
+        log = self.log
         rest = [mask_event(e, seat) for e in log[self._delivered[seat]:]]
         self._delivered[seat] = len(log)
         return rest
 
     @property
     def log(self) -> list[Event]:
-        """The full mjai log with every hand and draw visible."""
-        return self.env.mjai_log
+        """The full mjai log with every hand and draw visible (read once the game is done:
+        riichienv re-parses the whole log from JSON at each ``mjai_log`` access)."""
+        if self._log is None or not self.done:
+            self._log = self.env.mjai_log
+        return self._log
 
     def scores(self) -> list[int]:
         return list(self.env.scores())

@@ -92,11 +92,11 @@ class EfficiencyAgent(Agent):
             return False
         return shanten >= 2 or (shanten == 1 and self.state.tiles_left < LATE_LEFT)
 
-    def _danger(self, threats: list[int]) -> np.ndarray:
+    def _danger(self, threats: list[int], kinds: list[int] | None = None) -> np.ndarray:
         total = np.zeros(34)
         for p in threats:
             weight = 1.0 if self.state.riichi[p] else 0.6
-            total += weight * danger_vector(self.genbutsu[p], self.state.unseen)
+            total += weight * danger_vector(self.genbutsu[p], self.state.unseen, kinds)
         return total
 
     def _own_turn(self, legal: list[Event]) -> Event:
@@ -104,6 +104,7 @@ class EfficiencyAgent(Agent):
         counts = st.hand
         shanten, accept = self.eff.discard_stats(counts, st.unseen)
         current = int(shanten.min())
+        shanten, accept = shanten.tolist(), accept.tolist()  # scalar access in Python
         threats = self._threats()
         folding = self._folding(current, threats)
 
@@ -121,13 +122,14 @@ class EfficiencyAgent(Agent):
         discards = [a for a in legal if a["type"] == "dahai"]
         if not discards:  # only kans/riichi/nine-terminals offered and all declined above
             return next(a for a in legal if a["type"] in ("reach", "ankan", "kakan", "ryukyoku"))
-        danger = self._danger(threats) if threats else None
-        bonus = self._keep_bonus(counts)
+        kinds = [kind_of_name(a["pai"]) for a in discards]
+        danger = self._danger(threats, kinds) if threats else None
+        dora = [dora_from_indicator(i >> 2) for i in st.dora_indicators]
+        yakuhai = self._yakuhai()
         best, best_key = discards[0], None
-        for a in discards:
-            k = kind_of_name(a["pai"])
-            value = bonus[k] - (3.0 if a["pai"].endswith("r") else 0.0) \
-                + (0.01 if a["tsumogiri"] else 0.0)
+        for a, k in zip(discards, kinds):
+            value = _throw_bonus(counts, k, yakuhai) - 4.0 * dora.count(k) \
+                - (3.0 if a["pai"].endswith("r") else 0.0) + (0.01 if a["tsumogiri"] else 0.0)
             if folding:
                 key = (-danger[k], -shanten[k], accept[k] + value)
             else:
@@ -136,21 +138,6 @@ class EfficiencyAgent(Agent):
             if best_key is None or key > best_key:
                 best, best_key = a, key
         return best
-
-    def _keep_bonus(self, counts: np.ndarray) -> np.ndarray:
-        """Small preferences on discard ties: positive = happier to throw the kind."""
-        st = self.state
-        bonus = np.zeros(34)
-        for k in range(34):
-            if counts[k] != 1:
-                continue
-            if k >= 27:
-                bonus[k] = 1.0 if k in self._yakuhai() else 2.0
-            elif _YAOCHUU[k] and _isolated(counts, k):
-                bonus[k] = 1.0
-        for indicator in st.dora_indicators:
-            bonus[dora_from_indicator(indicator // 4)] -= 4.0
-        return bonus
 
     def _yakuhai(self) -> set[int]:
         st = self.state
@@ -214,6 +201,15 @@ class EfficiencyAgent(Agent):
             if off <= 1:
                 return True
         return False
+
+
+def _throw_bonus(counts: np.ndarray, k: int, yakuhai: set[int]) -> float:
+    """Tie-break preference for throwing kind ``k``: lone honors first, then lone terminals."""
+    if counts[k] != 1:
+        return 0.0
+    if k >= 27:
+        return 1.0 if k in yakuhai else 2.0
+    return 1.0 if _YAOCHUU[k] and _isolated(counts, k) else 0.0
 
 
 def _isolated(counts: np.ndarray, k: int) -> bool:

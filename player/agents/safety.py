@@ -13,19 +13,22 @@ The danger values are relative weights for choosing among discards, not probabil
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 N_KINDS = 34
 
 
-def danger_vector(safe: np.ndarray, unseen: np.ndarray) -> np.ndarray:
-    """Danger of each kind against one threat.
+def danger_vector(safe: np.ndarray, unseen: np.ndarray,
+                  kinds: Iterable[int] | None = None) -> np.ndarray:
+    """Danger of each kind (only ``kinds``, when given; the rest stay 0) against one threat.
 
     ``safe`` is a bool[34] of its genbutsu; ``unseen`` the uint8[34] copies this seat
-    cannot see (a kind with 0 unseen cannot be its winning tile... unless held by it, rare).
+    cannot see (a kind with none unseen can only be a wait the threat holds itself).
     """
     danger = np.zeros(N_KINDS)
-    for k in range(N_KINDS):
+    for k in (range(N_KINDS) if kinds is None else set(kinds)):
         if safe[k]:
             continue
         if k >= 27:
