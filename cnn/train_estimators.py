@@ -117,7 +117,7 @@ def train(data: dict[str, np.ndarray], *, epochs: int = 4, batch: int = 256, lr:
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss) * len(b)
+            total += float(loss.detach()) * len(b)
             steps += 1
             if max_steps is not None and steps >= max_steps:
                 break
