@@ -318,14 +318,13 @@ def _eval_regular(stype: np.ndarray, stile: np.ndarray, sopen: np.ndarray, head:
     if closed:
         # iipeikou / ryanpeikou: pairs of identical concealed chis
         pairs = 0
-        used = np.zeros(4, np.bool_)
+        used = 0  # bitmask of sets already paired
         for a in range(4):
-            if stype[a] != CHI or used[a]:
+            if stype[a] != CHI or (used >> a) & 1:
                 continue
             for b in range(a + 1, 4):
-                if stype[b] == CHI and not used[b] and stile[b] == stile[a]:
-                    used[a] = True
-                    used[b] = True
+                if stype[b] == CHI and not (used >> b) & 1 and stile[b] == stile[a]:
+                    used |= (1 << a) | (1 << b)
                     pairs += 1
                     break
         if pairs == 2:
@@ -347,23 +346,26 @@ def _eval_regular(stype: np.ndarray, stile: np.ndarray, sopen: np.ndarray, head:
         else:
             han += 6 if closed else 5
     # ittsu and sanshoku doujun
-    chi_mask = np.zeros(27, np.bool_)
-    pon_mask = np.zeros(27, np.bool_)
+    chi_mask = 0  # bit k: a chi starting at kind k (bitmasks: no allocation per reading)
+    pon_mask = 0
     for s in range(4):
         if stype[s] == CHI:
-            chi_mask[stile[s]] = True
+            chi_mask |= 1 << stile[s]
         elif stile[s] < 27:
-            pon_mask[stile[s]] = True
+            pon_mask |= 1 << stile[s]
     for su in range(3):
         b = 9 * su
-        if chi_mask[b] and chi_mask[b + 3] and chi_mask[b + 6]:
+        ittsu = (1 << b) | (1 << (b + 3)) | (1 << (b + 6))
+        if chi_mask & ittsu == ittsu:
             han += 2 if closed else 1
     for n in range(7):
-        if chi_mask[n] and chi_mask[9 + n] and chi_mask[18 + n]:
+        trio = (1 << n) | (1 << (9 + n)) | (1 << (18 + n))
+        if chi_mask & trio == trio:
             han += 2 if closed else 1
             break
     for n in range(9):
-        if pon_mask[n] and pon_mask[9 + n] and pon_mask[18 + n]:
+        trio = (1 << n) | (1 << (9 + n)) | (1 << (18 + n))
+        if pon_mask & trio == trio:
             han += 2
             break
     if n_chi == 0:
