@@ -25,6 +25,7 @@ from typing import Any
 from riichienv import Action, GameRule, RiichiEnv
 
 from game.actions import legal_from_engine
+from game.state import seat_view
 
 EAST_GAME, SOUTH_GAME = 1, 2
 Event = dict[str, Any]
@@ -88,7 +89,7 @@ class EngineGame:
         of a game for the seat whose tsumo win ended it.
         """
         log = self.log
-        rest = [mask_event(e, seat) for e in log[self._delivered[seat]:]]
+        rest = [seat_view(e, seat) for e in log[self._delivered[seat]:]]
         self._delivered[seat] = len(log)
         return rest
 
@@ -127,14 +128,3 @@ class EngineGame:
                 self._has_drawn[seat] = False
         elif kind in ("chi", "pon", "daiminkan", "ankan") and event["actor"] == seat:
             self._has_drawn[seat] = False
-
-
-def mask_event(event: Event, seat: int) -> Event:
-    """What ``seat`` may see of an event of the full log: others' deals and draws hidden."""
-    kind = event["type"]
-    if kind == "tsumo" and event["actor"] != seat:
-        return dict(event, pai="?")
-    if kind == "start_kyoku":
-        tehais = [t if s == seat else ["?"] * len(t) for s, t in enumerate(event["tehais"])]
-        return dict(event, tehais=tehais)
-    return event
