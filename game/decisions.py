@@ -102,16 +102,11 @@ def _decisions_at(env: Any, states: list[TableState], wanted: tuple[int, ...],
     observations = env.get_observations(asked)
     for seat in asked:
         obs = observations.get(seat)
-        actions = obs.legal_actions() if obs is not None else []
-        if not actions:
-            continue
         state = states[wanted.index(seat)]
-        legal, _ = legal_from_engine(actions, seat, target=target, drawn=env.drawn_tile)
-        legal = _with_tsumogiri_choices(legal, state)
-        if state.furiten:
-            legal = _without_ron(legal, seat)
-            if legal == [PASS_ACTION]:
-                continue  # nothing left to choose: the engine would not have asked
+        legal = _legal_for(obs.legal_actions() if obs is not None else [], state, target,
+                           env.drawn_tile)
+        if legal is None:
+            continue
         chosen = _chosen(events, i, j, seat, state)
         yield Decision(seat, state.copy(), legal, chosen, i)
 
@@ -211,3 +206,47 @@ def _own_action(event: dict[str, Any], state: TableState) -> dict[str, Any]:
 def canonical_tiles(names: Iterable[str]) -> list[str]:
     """mjai names in the order game.actions gives them: by kind, a red five first."""
     return sorted(names, key=lambda n: (mjai_to_kind(n), not n.endswith("r")))
+
+
+class LiveSeat:
+    """One seat of a live game, followed from the mjai events it is sent.
+
+    ``feed(event)`` takes each event as the seat sees it (others' draws hidden) and returns
+    the seat's legal actions as mjai dicts when the event asks it to act, else ``None``.
+    The same riichienv replay and the same corrections as :func:`iter_decisions` apply
+    (furiten from passed wins, the tsumogiri flag), so a live bot is offered exactly what a
+    record's player was. Used by the mjai stdin/stdout bot.
+    """
+
+    def __init__(self, seat: int):
+        self.seat = int(seat)
+        self.state = TableState(self.seat)
+        self._env = riichienv.RiichiEnv(game_mode=2, rule=riichienv.GameRule.default_tenhou())
+        self._index = 0
+
+    def feed(self, event: dict[str, Any]) -> list[dict[str, Any]] | None:
+        self.state.update(event)
+        try:
+            obs = self._env.observe_event(event, self.seat)
+        except Exception as exc:  # the engine's own error types are not exported
+            raise RecordError(f"riichienv cannot follow {event!r}: {exc}",
+                              position=f"event {self._index}") from None
+        self._index += 1
+        if obs is None or not _asked_seats(event, (self.seat,)):
+            return None
+        target = None if event["type"] in _OWN_TURN else event["actor"]
+        return _legal_for(obs.legal_actions(), self.state, target, self._env.drawn_tile)
+
+
+def _legal_for(actions: Sequence[Any], state: TableState, target: int | None,
+               drawn: int | None) -> list[dict[str, Any]] | None:
+    """The seat's mjai legal actions from the engine's, corrected by what its state knows."""
+    if not actions:
+        return None
+    legal, _ = legal_from_engine(actions, state.seat, target=target, drawn=drawn)
+    legal = _with_tsumogiri_choices(legal, state)
+    if state.furiten:
+        legal = _without_ron(legal, state.seat)
+        if legal == [PASS_ACTION]:
+            return None  # nothing left to choose: the engine would not have asked
+    return legal
