@@ -6,7 +6,7 @@ them are compiled here, so ``pip install -e .`` yields a ready project.
 from pathlib import Path
 
 import numpy
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 PACKAGES = ["game", "abstractions", "search", "regressors", "cnn", "player"]
 
@@ -34,8 +34,8 @@ setup(
     version="0.1.0",
     description="Explainable Riichi Mahjong AI: expected-rank MDP abstraction (Kurita & Hoki) with learned estimators",
     python_requires=">=3.10",
-    packages=PACKAGES,
-    package_data={pkg: ["models/*", "data/*", "*.json", "*.npz", "*.pt"] for pkg in PACKAGES},
+    packages=find_packages(include=[f"{p}*" for p in PACKAGES]),
+    package_data={"": ["models/*", "*.json", "*.npz", "*.pt"]},
     ext_modules=cython_extensions(),
     install_requires=[
         "riichienv==0.4.11",
