@@ -7,13 +7,18 @@ Vertices are the concealed hands of ``3k+1`` tiles that player *i* can hold betw
 
 (the hands on exchange paths of length <= d from the root to a tenpai hand; the spec proves
 the equivalence), generated exactly by a breadth-first search in layers of distance
-``|h \\ h0|`` that only makes distance-increasing exchanges and prunes ``dist + shanten > d``.
+``|h \\ h0|`` that only makes distance-increasing exchanges and prunes ``dist + shanten > d``
+before a hand enters the table (shanten from the incremental kernels of ``search.shanten``).
 A 14-tile (``3k+2``) root contributes every distinct ``h0 - t`` as a distance-0 seed, kept
 whatever its shanten, so every root discard has a state.
 
 Hands are keyed by an additive 64-bit hash, ``key(h) = sum h[u] * R[u]`` with random odd
 ``R[u]``, so an exchange updates a key in two operations (``search_performance.md``), and
 looked up in an open-addressing table of our own (power-of-two size, linear probing).
+
+Edges need no search: an exchange (draw ``u``, discard ``t``) joins ``b + t`` and ``b + u``
+for a ``3k``-tile "base" ``b``, so grouping the states by their bases (one hash insert per
+distinct kind in a hand) lists every in-graph exchange, and no absent hand is ever looked up.
 
 Draw model (spec 9.2 A4): a hand can hold at most ``h0[u] + unseen[u]`` copies of ``u``; the
 copies of ``u`` left to draw from hand ``h`` are ``r_u(h) = unseen[u] - max(0, h[u] - h0[u])``
@@ -26,7 +31,6 @@ with melds already called is handled through its concealed part (fewer tiles).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba
@@ -34,9 +38,9 @@ import numpy as np
 
 from game.errors import MahjongError
 from game.tiles import N_KINDS
+from search.shanten import apply_tile_nb, part_indices_nb, shanten_idx_nb, tables
 
 EMPTY = -1
-REJECTED = -2
 
 # Fixed random odd multipliers of the additive hand key.
 _KEY_R = (np.random.default_rng(0x5EED_1234).integers(1, 2**63, size=N_KINDS, dtype=np.uint64)
@@ -128,7 +132,7 @@ def hand_key(h: np.ndarray, r: np.ndarray) -> np.uint64:
     return key
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _slot(keys: np.ndarray, vals: np.ndarray, key: np.uint64) -> int:
     """The slot holding ``key``, or the empty slot where it would go (linear probing)."""
     mask = keys.shape[0] - 1
@@ -138,9 +142,9 @@ def _slot(keys: np.ndarray, vals: np.ndarray, key: np.uint64) -> int:
     return i
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def lookup(keys: np.ndarray, vals: np.ndarray, key: np.uint64) -> int:
-    """State index of ``key``; negative when absent (or rejected by the search)."""
+    """State index of ``key``; -1 when absent."""
     i = _slot(keys, vals, key)
     return vals[i]
 
@@ -156,92 +160,73 @@ def _rehash(keys: np.ndarray, vals: np.ndarray, new_keys: np.ndarray, new_vals: 
 
 # --- breadth-first search --------------------------------------------------------------
 
-@numba.njit(cache=True)
-def _expand(hands, hkeys, lo, hi, start, h0, cap, r, keys, vals, cand, ckeys, n_cand, load_limit, used):
-    """Children at distance +1 of parents ``hands[start:hi]`` not yet seen.
+_CHILDREN = 34 * 14  # more than the children of one parent
 
-    Writes them to ``cand``/``ckeys`` from ``n_cand`` on and marks their keys pending
-    (``-3 - candidate index``). Returns ``(next parent, n_cand, used)``; it stops early when the
-    candidate buffer or the table's load limit is reached, and the driver grows them and resumes.
-    Never re-binds an array (``search_performance.md``: the re-binding trap).
+
+@numba.njit(cache=True)
+def _expand(hands, hkeys, pidx, sh, start, hi, n, depth, d, h0, cap, r, keys, vals,
+            stop_at, suit_tab, honor_tab):
+    """Add the members at distance ``depth + 1`` reached from parents ``hands[start:hi]``.
+
+    A child is one distance-increasing exchange away (discard an original copy ``t``, draw a
+    new copy ``u``); it is a member when ``depth + 1 + shanten <= d``. Shanten comes from the
+    incremental kernels of ``search.shanten`` (one part index changes per tile), and the
+    14-tile shanten of ``parent + u`` bounds every child of that draw from below, so most draws
+    are dropped with one look-up. Rejected children never enter the hash table.
+
+    Returns ``(next parent, n)``; it stops before a parent when ``n`` could pass ``stop_at``
+    (arrays or table full, or ``max_states``), and the driver grows them and resumes: this
+    function never re-binds an array (``search_performance.md``: the re-binding trap).
     """
-    n_buf = cand.shape[0]
     c = np.empty(34, np.uint8)
+    iu = np.empty(4, np.int64)
+    it = np.empty(4, np.int64)
+    lim = d - depth - 1
     for p in range(start, hi):
-        if n_cand + 34 * 14 > n_buf or used + 34 * 14 > load_limit:
-            return p, n_cand, used
+        if n + _CHILDREN > stop_at:
+            return p, n
         for k in range(34):
             c[k] = hands[p, k]
-        for t in range(34):
-            # discard an original copy: the distance does not drop
-            if c[t] == 0 or c[t] > h0[t]:
+        kp = hkeys[p]
+        for u in range(34):
+            if c[u] < h0[u] or c[u] >= cap[u]:
                 continue
-            c[t] -= 1
-            kt = hkeys[p] - r[t]
-            for u in range(34):
-                # draw a new copy: the distance grows by one
-                if u == t or c[u] < h0[u] or c[u] >= cap[u]:
+            for q in range(4):
+                iu[q] = pidx[p, q]
+            apply_tile_nb(iu, u, 1)
+            if shanten_idx_nb(iu, suit_tab, honor_tab) > lim:
+                continue
+            ku = kp + r[u]
+            for t in range(34):
+                if t == u or c[t] == 0 or c[t] > h0[t]:
                     continue
-                key = kt + r[u]
+                for q in range(4):
+                    it[q] = iu[q]
+                apply_tile_nb(it, t, -1)
+                s = shanten_idx_nb(it, suit_tab, honor_tab)
+                if s > lim:
+                    continue
+                key = ku - r[t]
                 i = _slot(keys, vals, key)
                 if vals[i] != EMPTY:
                     continue
                 keys[i] = key
-                vals[i] = -3 - n_cand
-                used += 1
+                vals[i] = n
                 for k in range(34):
-                    cand[n_cand, k] = c[k]
-                cand[n_cand, u] += 1
-                ckeys[n_cand] = key
-                n_cand += 1
-            c[t] += 1
-    return hi, n_cand, used
-
-
-@numba.njit(cache=True)
-def _accept(cand, ckeys, n_cand, accept, hands, hkeys, n_states, keys, vals):
-    """Move accepted candidates into the state arrays; mark the others rejected."""
-    for j in range(n_cand):
-        i = _slot(keys, vals, ckeys[j])
-        if accept[j]:
-            vals[i] = n_states
-            hands[n_states, :] = cand[j, :]
-            hkeys[n_states] = ckeys[j]
-            n_states += 1
-        else:
-            vals[i] = REJECTED
-    return n_states
+                    hands[n, k] = c[k]
+                hands[n, u] += 1
+                hands[n, t] -= 1
+                hkeys[n] = key
+                for q in range(4):
+                    pidx[n, q] = it[q]
+                sh[n] = s
+                n += 1
+    return hi, n
 
 
 # --- edges -----------------------------------------------------------------------------
 
-@numba.njit(cache=True)
-def _count_edges(hands, hkeys, sh, n, h0, cap, r, keys, vals, replace):
-    n_draw = 0
-    n_edge = 0
-    n_win = 0
-    c = np.empty(34, np.uint8)
-    for s in range(n):
-        for k in range(34):
-            c[k] = hands[s, k]
-        for u in range(34):
-            if c[u] >= 4:
-                continue
-            c[u] += 1
-            if sh[s] == 0 and is_complete(c):  # only a tenpai hand can win (saves the check)
-                n_win += 1
-            left = _left(c[u] - 1, h0[u], cap[u], replace)
-            if left > 0:
-                n_draw += 1
-                for t in range(34):
-                    if t != u and c[t] > 0:
-                        if lookup(keys, vals, hkeys[s] + r[u] - r[t]) >= 0:
-                            n_edge += 1
-            c[u] -= 1
-    return n_draw, n_edge, n_win
-
-
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _left(held, h0u, capu, replace):
     """Copies of a kind left to draw when ``held`` are in hand (spec 9.2 A4)."""
     held = np.int64(held)
@@ -254,50 +239,134 @@ def _left(held, h0u, capu, replace):
 
 
 @numba.njit(cache=True)
-def _fill_edges(hands, hkeys, sh, n, h0, cap, r, keys, vals, replace,
-                draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, edge_tile, edge_succ,
-                win_ptr, win_tile):
-    d = 0
-    e = 0
-    w = 0
-    c = np.empty(34, np.uint8)
+def _draws(hands, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
+           draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile, dmap):
+    """Every state's draws (kinds with a copy left, spec A4) and win list.
+
+    ``dmap[s, u]`` is the index of draw ``u`` of state ``s`` (-1 when none). Only a tenpai
+    hand can win, so only those pay the 34 shanten look-ups of ``h + u`` (-1: complete).
+    Returns ``(draws, wins)``.
+    """
+    nd = 0
+    nw = 0
+    iu = np.empty(4, np.int64)
     for s in range(n):
-        for k in range(34):
-            c[k] = hands[s, k]
-        draw_ptr[s] = d
-        win_ptr[s] = w
+        draw_ptr[s] = nd
+        win_ptr[s] = nw
         total = 0.0
-        d0 = d
+        d0 = nd
+        tenpai = sh[s] == 0
         for u in range(34):
-            if c[u] >= 4:
+            dmap[s, u] = -1
+            held = hands[s, u]
+            if held >= 4:
                 continue
-            c[u] += 1
             win = -1
-            if sh[s] == 0 and is_complete(c):
-                win = w
-                win_tile[w] = u
-                w += 1
-            left = _left(c[u] - 1, h0[u], cap[u], replace)
-            if left > 0:
-                draw_tile[d] = u
-                draw_w[d] = left
-                total += left
-                draw_win[d] = win
-                edge_ptr[d] = e
-                for t in range(34):
-                    if t != u and c[t] > 0:
-                        j = lookup(keys, vals, hkeys[s] + r[u] - r[t])
-                        if j >= 0:
-                            edge_tile[e] = t
-                            edge_succ[e] = j
-                            e += 1
-                d += 1
-            c[u] -= 1
-        for j in range(d0, d):
-            draw_w[j] /= total
-    draw_ptr[n] = d
-    edge_ptr[d] = e
-    win_ptr[n] = w
+            if tenpai:
+                for q in range(4):
+                    iu[q] = pidx[s, q]
+                apply_tile_nb(iu, u, 1)
+                if shanten_idx_nb(iu, suit_tab, honor_tab) < 0:
+                    win = nw
+                    win_tile[nw] = u
+                    nw += 1
+            left = _left(held, h0[u], cap[u], replace)
+            if left <= 0:
+                continue
+            dmap[s, u] = nd
+            draw_tile[nd] = u
+            draw_w[nd] = left
+            total += left
+            draw_win[nd] = win
+            nd += 1
+        for x in range(d0, nd):
+            draw_w[x] /= total
+    draw_ptr[n] = nd
+    win_ptr[n] = nw
+    return nd, nw
+
+
+@numba.njit(cache=True)
+def _bases(hands, hkeys, n, r, bkeys, bvals, pair_ptr, pair_base, pair_t):
+    """Group the states by their ``3k``-tile sub-hands ("bases", ``h - t``).
+
+    An exchange (draw ``u``, discard ``t``) leads from ``b + t`` to ``b + u``: the in-graph
+    exchanges are exactly the pairs of states that share a base. Pair ``p`` of state ``s``
+    (``pair_ptr[s] <= p < pair_ptr[s+1]``, kinds ``t`` ascending) has base id ``pair_base[p]``.
+    Returns the number of bases.
+    """
+    nb = 0
+    m = 0
+    for s in range(n):
+        pair_ptr[s] = m
+        ks = hkeys[s]
+        for t in range(34):
+            if hands[s, t] == 0:
+                continue
+            key = ks - r[t]
+            i = _slot(bkeys, bvals, key)
+            if bvals[i] == EMPTY:
+                bkeys[i] = key
+                bvals[i] = nb
+                nb += 1
+            pair_base[m] = bvals[i]
+            pair_t[m] = t
+            m += 1
+    pair_ptr[n] = m
+    return nb
+
+
+@numba.njit(cache=True)
+def _group(pair_ptr, pair_base, n, nb, mem_ptr, mem_state):
+    """Counting sort of the pairs by base: ``mem_state[mem_ptr[b]:mem_ptr[b+1]]`` are the
+    pair indices of base ``b``."""
+    m = pair_ptr[n]
+    for b in range(nb + 1):
+        mem_ptr[b] = 0
+    for p in range(m):
+        mem_ptr[pair_base[p] + 1] += 1
+    for b in range(nb):
+        mem_ptr[b + 1] += mem_ptr[b]
+    fill = mem_ptr[:nb].copy()
+    for p in range(m):
+        b = pair_base[p]
+        mem_state[fill[b]] = p
+        fill[b] += 1
+
+
+@numba.njit(cache=True)
+def _pair_owner(pair_ptr, n, owner):
+    for s in range(n):
+        for p in range(pair_ptr[s], pair_ptr[s + 1]):
+            owner[p] = s
+
+
+@numba.njit(cache=True)
+def _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, n, edge_ptr, fill_pass,
+           edge_tile, edge_succ):
+    """Count (``fill_pass`` False, into ``edge_ptr[j+1]``) or write the exchanges of every draw.
+
+    State ``s = b + t`` with draw ``u`` reaches ``b + u`` for each other state of base ``b``;
+    visiting ``t`` in ascending order per state lists each draw's discards in ascending order.
+    """
+    for s in range(n):
+        for p in range(pair_ptr[s], pair_ptr[s + 1]):
+            b = pair_base[p]
+            t = pair_t[p]
+            for q in range(mem_ptr[b], mem_ptr[b + 1]):
+                pq = mem_pair[q]
+                if pq == p:
+                    continue
+                j = dmap[s, pair_t[pq]]
+                if j < 0:
+                    continue
+                if fill_pass:
+                    e = edge_ptr[j]
+                    edge_tile[e] = t
+                    edge_succ[e] = owner[pq]
+                    edge_ptr[j] = e + 1
+                else:
+                    edge_ptr[j + 1] += 1
 
 
 # --- the graph -------------------------------------------------------------------------
@@ -379,16 +448,6 @@ class HandGraph:
         return g
 
 
-ShantenBatch = Callable[[np.ndarray], np.ndarray]
-
-
-def default_shanten_batch() -> ShantenBatch:
-    """``search.shanten.shanten_batch`` (the project's numba shanten)."""
-    from search.shanten import shanten_batch
-
-    return shanten_batch
-
-
 def check_hand(hand: np.ndarray, unseen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Validated ``uint8[34]`` copies of a concealed hand and the unseen counts."""
     h = np.asarray(hand)
@@ -404,8 +463,7 @@ def check_hand(hand: np.ndarray, unseen: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
-                shanten_batch: ShantenBatch | None = None, max_states: int = DEFAULT_MAX_STATES,
-                replace_discards: bool = False) -> HandGraph:
+                max_states: int = DEFAULT_MAX_STATES, replace_discards: bool = False) -> HandGraph:
     """Build the reduced hand graph H1 around ``hand`` (Sec. VI-D, steps 1-3).
 
     Parameters
@@ -417,13 +475,10 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
     d : int, optional
         Bound on ``|h \\ h0| + shanten(h)``; by default ``DEFAULT_D`` by the root's shanten.
         If the graph would pass ``max_states``, ``d`` is lowered (never below the shanten).
-    shanten_batch : callable, optional
-        ``(N, 34) uint8 -> (N,) int`` shanten; by default ``search.shanten.shanten_batch``.
     replace_discards : bool
         Discarded tiles return to the pool (the stationary model of ``shimizu.md``).
     """
     h0, r0 = check_hand(hand, unseen)
-    sb = shanten_batch or default_shanten_batch()
     if int(h0.sum()) % 3 == 2:
         kinds = np.flatnonzero(h0).astype(np.int8)
         seeds = np.repeat(h0[None, :], len(kinds), axis=0)
@@ -431,30 +486,37 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
     else:
         kinds = np.zeros(0, np.int8)
         seeds = h0[None, :].copy()
-    seed_sh = np.asarray(sb(seeds), dtype=np.int64)
+    suit_tab, honor_tab = tables()
+    seed_idx = np.array([part_indices_nb(s) for s in seeds], np.int64)
+    seed_sh = np.array([shanten_idx_nb(i, suit_tab, honor_tab) for i in seed_idx], np.int64)
     root_sh = int(seed_sh.min())
     if d is None:
         d = max(DEFAULT_D.get(root_sh, root_sh), root_sh)
     if d < root_sh:
         raise MahjongError(f"d={d} is below the root's shanten {root_sh}: the graph would hold no tenpai hand")
     while True:
-        g = _build(h0, r0, kinds, seeds, seed_sh, d, sb, max_states, replace_discards)
+        g = _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, max_states, replace_discards)
         if g is not None or d <= root_sh:
             break
         d -= 1
     if g is None:
-        g = _build(h0, r0, kinds, seeds, seed_sh, d, sb, 1 << 40, replace_discards)
+        g = _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, 1 << 40, replace_discards)
     return g
 
 
-def _build(h0, r0, kinds, seeds, seed_sh, d, sb, max_states, replace) -> HandGraph | None:
+def _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, max_states, replace) -> HandGraph | None:
+    """Breadth-first search in layers of distance, then the edges; None past ``max_states``."""
+    suit_tab, honor_tab = tables()
     cap = (h0.astype(np.int64) + r0).astype(np.uint8)
-    size = 1 << 12
-    keys = np.zeros(size, np.uint64)
-    vals = np.full(size, EMPTY, np.int32)
-    hands = np.zeros((max(64, len(seeds)), 34), np.uint8)
-    hkeys = np.zeros(hands.shape[0], np.uint64)
-    shs: list[np.ndarray] = []
+    rows = 1 << 10
+    while rows < 4 * (len(seeds) + _CHILDREN):
+        rows *= 2
+    keys = np.zeros(2 * rows, np.uint64)
+    vals = np.full(2 * rows, EMPTY, np.int32)
+    hands = np.empty((rows, 34), np.uint8)
+    hkeys = np.empty(rows, np.uint64)
+    pidx = np.empty((rows, 4), np.int64)
+    sh = np.empty(rows, np.int8)
     n = 0
     root_succ = np.zeros(len(seeds), np.int32)
     for i, s in enumerate(seeds):
@@ -465,69 +527,82 @@ def _build(h0, r0, kinds, seeds, seed_sh, d, sb, max_states, replace) -> HandGra
             vals[j] = n
             hands[n] = s
             hkeys[n] = key
-            shs.append(seed_sh[i:i + 1])
+            pidx[n] = seed_idx[i]
+            sh[n] = seed_sh[i]
             n += 1
         root_succ[i] = vals[j]
     if len(kinds) == 0:
         root_succ = root_succ[:0]
-    used = n
-    layer_lo, layer_hi = 0, n
-    layers = [n]
+    layers = [0, n]
     depth = 0
-    cand = np.zeros((4096, 34), np.uint8)
-    ckeys = np.zeros(4096, np.uint64)
-    while depth < d and layer_hi > layer_lo:
-        n_cand = 0
-        p = layer_lo
+    while depth < d and layers[-1] > layers[-2]:
+        lo, hi = layers[-2], layers[-1]
+        p = lo
         while True:
-            p, n_cand, used = _expand(hands, hkeys, layer_lo, layer_hi, p, h0, cap, _KEY_R, keys, vals,
-                                      cand, ckeys, n_cand, keys.shape[0] // 2, used)
-            if p >= layer_hi:
+            stop_at = min(hands.shape[0], keys.shape[0] // 2, max_states + _CHILDREN)
+            p, n = _expand(hands, hkeys, pidx, sh, p, hi, n, depth, d, h0, cap, _KEY_R, keys, vals,
+                           stop_at, suit_tab, honor_tab)
+            if n > max_states:
+                return None
+            if p >= hi:
                 break
-            if used + 34 * 14 > keys.shape[0] // 2:
+            if n + _CHILDREN > keys.shape[0] // 2:
                 keys, vals = _grow_table(keys, vals)
-            if n_cand + 34 * 14 > cand.shape[0]:
-                cand = np.concatenate([cand, np.zeros_like(cand)])
-                ckeys = np.concatenate([ckeys, np.zeros_like(ckeys)])
-        sh = np.asarray(sb(cand[:n_cand]), dtype=np.int64) if n_cand else np.zeros(0, np.int64)
-        accept = (depth + 1 + sh) <= d
-        n_new = int(accept.sum())
-        if n + n_new > max_states:
-            return None
-        if n + n_new > hands.shape[0]:
-            grow = max(n + n_new, 2 * hands.shape[0])
-            hands = np.concatenate([hands, np.zeros((grow - hands.shape[0], 34), np.uint8)])
-            hkeys = np.concatenate([hkeys, np.zeros(grow - hkeys.shape[0], np.uint64)])
-        n = _accept(cand, ckeys, n_cand, accept, hands, hkeys, n, keys, vals)
-        shs.append(sh[accept])
+            if n + _CHILDREN > hands.shape[0]:
+                hands, hkeys, pidx, sh = (_grown(a) for a in (hands, hkeys, pidx, sh))
         depth += 1
-        layer_lo, layer_hi = layer_hi, n
         layers.append(n)
-    hands = hands[:n].copy()
-    hkeys = hkeys[:n].copy()
-    dist_arr = np.zeros(n, np.int8)
-    for k in range(1, len(layers)):
-        dist_arr[layers[k - 1]:layers[k]] = k
-    sh_all = np.concatenate(shs).astype(np.int8)
-    n_draw, n_edge, n_win = _count_edges(hands, hkeys, sh_all, n, h0, cap, _KEY_R, keys, vals, replace)
-    draw_ptr = np.zeros(n + 1, np.int32)
-    draw_tile = np.zeros(n_draw, np.int8)
-    draw_w = np.zeros(n_draw, np.float64)
-    draw_win = np.zeros(n_draw, np.int32)
-    edge_ptr = np.zeros(n_draw + 1, np.int32)
-    edge_tile = np.zeros(n_edge, np.int8)
-    edge_succ = np.zeros(n_edge, np.int32)
-    win_ptr = np.zeros(n + 1, np.int32)
-    win_tile = np.zeros(n_win, np.int8)
-    _fill_edges(hands, hkeys, sh_all, n, h0, cap, _KEY_R, keys, vals, replace, draw_ptr, draw_tile, draw_w,
-                draw_win, edge_ptr, edge_tile, edge_succ, win_ptr, win_tile)
+    dist = np.zeros(n, np.int8)
+    for k in range(2, len(layers)):
+        dist[layers[k - 1]:layers[k]] = k - 1
+    sh_all = sh[:n].copy()
+    draw_ptr = np.empty(n + 1, np.int32)
+    draw_tile = np.empty(34 * n, np.int8)
+    draw_w = np.empty(34 * n, np.float64)
+    draw_win = np.empty(34 * n, np.int32)
+    win_ptr = np.empty(n + 1, np.int32)
+    win_tile = np.empty(34 * n, np.int8)
+    dmap = np.empty((n, 34), np.int32)
+    nd, nw = _draws(hands, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
+                    draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile, dmap)
+    # exchanges: states that share a 3k-tile base
+    slots = 1 << max(4, int(28 * n).bit_length())
+    bkeys = np.empty(slots, np.uint64)
+    bvals = np.full(slots, EMPTY, np.int32)
+    pair_ptr = np.empty(n + 1, np.int64)
+    pair_base = np.empty(14 * n, np.int32)
+    pair_t = np.empty(14 * n, np.int8)
+    nb = _bases(hands, hkeys, n, _KEY_R, bkeys, bvals, pair_ptr, pair_base, pair_t)
+    mem_ptr = np.empty(nb + 1, np.int64)
+    mem_pair = np.empty(int(pair_ptr[n]), np.int32)
+    _group(pair_ptr, pair_base, n, nb, mem_ptr, mem_pair)
+    owner = np.empty(int(pair_ptr[n]), np.int32)
+    _pair_owner(pair_ptr, n, owner)
+    edge_ptr = np.zeros(nd + 1, np.int64)
+    _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, n, edge_ptr, False, draw_tile, owner)
+    np.cumsum(edge_ptr, out=edge_ptr)
+    ne = int(edge_ptr[nd])
+    edge_tile = np.empty(ne, np.int8)
+    edge_succ = np.empty(ne, np.int32)
+    _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, n, edge_ptr, True, edge_tile, edge_succ)
+    # the fill pass moved each start to the next draw's start: shift back
+    edge_ptr[1:] = edge_ptr[:-1].copy()
+    edge_ptr[0] = 0
     return HandGraph(
-        hands=hands, shanten=sh_all, dist=dist_arr, root=h0, unseen=r0, d=d,
+        hands=hands[:n].copy(), shanten=sh_all, dist=dist, root=h0, unseen=r0, d=d,
         replace_discards=replace, root_discards=kinds, root_succ=root_succ,
-        draw_ptr=draw_ptr, draw_tile=draw_tile, draw_w=draw_w, draw_win=draw_win,
-        edge_ptr=edge_ptr, edge_tile=edge_tile, edge_succ=edge_succ,
-        win_ptr=win_ptr, win_tile=win_tile, keys=keys, vals=vals,
+        draw_ptr=draw_ptr, draw_tile=draw_tile[:nd].copy(), draw_w=draw_w[:nd].copy(),
+        draw_win=draw_win[:nd].copy(), edge_ptr=edge_ptr.astype(np.int32), edge_tile=edge_tile,
+        edge_succ=edge_succ, win_ptr=win_ptr, win_tile=win_tile[:nw].copy(),
+        keys=keys, vals=vals,
     )
+
+
+def _grown(a: np.ndarray) -> np.ndarray:
+    """``a`` with twice the rows (the new rows uninitialised)."""
+    out = np.empty((2 * a.shape[0],) + a.shape[1:], a.dtype)
+    out[:a.shape[0]] = a
+    return out
 
 
 def _grow_table(keys: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
