@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from cnn.bot_data import TASKS, load_or_build, unpack
 from cnn.encoders import MODEL_PLANES, channels
-from cnn.nets import GaoNet, NetConfig, save_checkpoint
+from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint
 from game.errors import MahjongError
 
 OFFER_TASKS = ("pon", "chi")  # nets that read the offered-tile plane [PROPOSAL]
@@ -77,11 +77,18 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
     if len(y) < 2:
         log(f"{task}: {len(y)} samples, nothing to train")
         return {"task": task, "samples": int(len(y)), "trained": False}
-    held = split_games(games, args.holdout, args.seed)
+    held = split_games(games, args.holdout, args.split_seed)
     tr, va = np.flatnonzero(~held), np.flatnonzero(held)
     chans = channels(args.model, offer=task in OFFER_TASKS)
     torch.manual_seed(args.seed)
     net = GaoNet(config).to(device)
+    init = Path(args.init) / f"{task}.pt" if args.init else None
+    if init is not None and init.exists():
+        start = load_checkpoint(init, task=task, device=device)
+        if start.config != config:
+            raise MahjongError(f"{init}: its net config {start.config} differs from {config}")
+        net = start
+        log(f"{task}: starting from {init}")
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     loss_fn = nn.CrossEntropyLoss()
     rng = np.random.default_rng(args.seed)
@@ -143,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="'width' = the paper's Keras batch norm over copies (default)")
     ap.add_argument("--half", action="store_true", help="store float16 weights (shipped models)")
     ap.add_argument("--max-steps", type=int, default=0, help="stop each epoch after this many batches (0 = all)")
+    ap.add_argument("--split-seed", type=int, default=0, help="seed of the held-out game choice")
+    ap.add_argument("--init", default=None, help="folder of checkpoints to continue training from")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default=None, help="cuda / cpu (default: cuda when present)")
     ap.add_argument("--dataset", default=None, help="dataset cache (default OUT/dataset.npz)")
