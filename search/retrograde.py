@@ -39,28 +39,77 @@ N_OUT = len(OUTCOMES)
 WIN, LOSE, OTHER, TW, NW, FOLD = range(N_OUT)
 
 
+_EMPTY = -1
+
+
 @numba.njit(cache=True)
-def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, edge_tile, p_lose, u_lose, allow_win,
-               live_ptr, live, A, B, L, ea, eb):
+def group_draws(hands, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ,
+                keys, vals, draw_h, h_ptr, h_tile, h_succ):
+    """The distinct after-draw (``3k+2``-tile) hands ``H = h + u`` of the draws that matter.
+
+    Eq. 7's choice after a draw depends on ``H`` alone: ``max_t P_L(t) U_L(t) + (1 - P_L(t))
+    VF[H - t, k-1]`` over the members ``H - t`` in the graph, and many draws (``h + u = h' +
+    u'``) reach the same ``H``. So the solve takes that max once per ``H`` and turn.
+    ``draw_h[j]`` is the ``H`` of draw ``j`` (-1 for a draw with no exchange and no win);
+    ``h_tile/h_succ[h_ptr[H]:h_ptr[H+1]]`` are its members (discard kind, state), the drawing
+    state first. Hands are keyed additively with the multipliers ``r``. Returns the count.
+    """
+    n = hands.shape[0]
+    mask = keys.shape[0] - 1
+    nh = 0
+    m = 0
+    for s in range(n):
+        ks = np.uint64(0)
+        for k in range(34):
+            ks += np.uint64(hands[s, k]) * r[k]
+        for j in range(draw_ptr[s], draw_ptr[s + 1]):
+            if edge_ptr[j + 1] == edge_ptr[j] and draw_win[j] < 0:
+                draw_h[j] = -1
+                continue
+            u = draw_tile[j]
+            key = ks + r[u]
+            i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+            while vals[i] != _EMPTY and keys[i] != key:
+                i = (i + 1) & mask
+            if vals[i] == _EMPTY:
+                keys[i] = key
+                vals[i] = nh
+                h_ptr[nh] = m
+                h_tile[m] = u
+                h_succ[m] = s
+                m += 1
+                for e in range(edge_ptr[j], edge_ptr[j + 1]):
+                    h_tile[m] = edge_tile[e]
+                    h_succ[m] = edge_succ[e]
+                    m += 1
+                nh += 1
+            draw_h[j] = vals[i]
+    h_ptr[nh] = m
+    return nh
+
+
+@numba.njit(cache=True)
+def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, h_tile, p_lose, u_lose,
+               allow_win, live_ptr, live, A, B, L, ma, mb):
     """Split each state's draws into live ones and one lump (``search_performance.md``).
 
     A draw with no in-graph exchange and no win (or wins not allowed) has one move, discarding
     the drawn tile again, so its after-draw value is ``P_L(u) U_L(u) + (1 - P_L(u)) VF[h, k-1]``
     (Eq. 7 with one option). Summed over those draws this is ``A[h] + B[h] VF[h, k-1]``, and
     ``L[h]`` is their weight of LOSE. ``live[live_ptr[h]:live_ptr[h+1]]`` lists the other draws.
-    ``ea[e] + eb[e] * VF[successor, k-1]`` is the value of exchange ``e`` (Eq. 7's term).
+    ``ma[m] + mb[m] * VF[member, k-1]`` is the value of discarding into member ``m`` (Eq. 7).
     """
     n = draw_ptr.shape[0] - 1
-    m = 0
+    c = 0
     for s in range(n):
-        live_ptr[s] = m
+        live_ptr[s] = c
         a = 0.0
         b = 0.0
         lo = 0.0
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
-            if edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0):
-                live[m] = j
-                m += 1
+            if draw_h[j] >= 0 and (edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0)):
+                live[c] = j
+                c += 1
             else:
                 u = draw_tile[j]
                 w = draw_w[j]
@@ -70,34 +119,32 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, edge_tile, p_los
         A[s] = a
         B[s] = b
         L[s] = lo
-    live_ptr[n] = m
-    for e in range(edge_tile.shape[0]):
-        t = edge_tile[e]
-        ea[e] = p_lose[t] * u_lose[t]
-        eb[e] = 1.0 - p_lose[t]
+    live_ptr[n] = c
+    for m in range(h_tile.shape[0]):
+        t = h_tile[m]
+        ma[m] = p_lose[t] * u_lose[t]
+        mb[m] = 1.0 - p_lose[t]
 
 
 @numba.njit(cache=True)
-def solve_kernel(live_ptr, live, A, B, L, ea, eb, draw_tile, draw_w, draw_win, edge_ptr, edge_tile,
-                 edge_succ, win_ptr, win_tile, tenpai, T, p_lose, u_lose, p_other, u_other, p_end,
+def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h_tile, h_succ, ma, mb,
+                 win_ptr, win_tile, tenpai, T, p_lose, p_other, u_other, p_end,
                  u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
                  allow_win, allow_stop, tsumo_forced, track, VF, ED, PF_out, PD_out):
-    """Fill ``VF``/``ED`` from ``k = 0`` up to ``T`` (draws lumped by :func:`lump_draws`).
+    """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
-    ``VF``, ``ED`` and ``v_stop`` are flat turn-major arrays: entry ``(h, k)`` is at
-    ``k * n + h``, so a turn's values are contiguous and the gathers of ``VF[successor, k-1]``
-    stay within one row. With ``track``, ``PF_out[0]``/``PF_out[1]`` receive the ending
-    probabilities (n, N_OUT) of the tau_F states at ``k = T-1`` and ``k = T``, and ``PD_out``
-    those of passing (``ED``).
+    Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
+    (:func:`group_draws`), then Eqs. 6, 9 and 8 per state over its live draws plus the lump
+    of :func:`lump_draws`. ``VF``, ``ED`` and ``v_stop`` are flat turn-major arrays: entry
+    ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member, k-1]`` stay within one row.
+    With ``track``, ``PF_out[0]``/``PF_out[1]`` receive the ending probabilities (n, N_OUT) of
+    the tau_F states at ``k = T-1`` and ``k = T``, and ``PD_out`` those of passing (``ED``).
     """
     n = tenpai.shape[0]
-    a = np.empty(34)
-    b = np.empty(34)
-    for t in range(34):
-        a[t] = p_lose[t] * u_lose[t]
-        b[t] = 1.0 - p_lose[t]
     # two layers of ending probabilities, by the parity of k (no array re-binding in the loop)
     pf = np.zeros((2, n if track else 1, N_OUT))
+    VH = np.empty(nh)
+    PH = np.zeros((nh if track else 1, N_OUT))
     pd = np.zeros(N_OUT)
     pv = np.zeros(N_OUT)
     for s in range(n):
@@ -116,47 +163,47 @@ def solve_kernel(live_ptr, live, A, B, L, ea, eb, draw_tile, draw_w, draw_win, e
         pe = p_end[nn]
         bp = (k - 1) * n
         bc = k * n
+        # Eq. 7 once per after-draw hand
+        for h in range(nh):
+            m0 = h_ptr[h]
+            best = ma[m0] + mb[m0] * VF[bp + h_succ[m0]]
+            arg = m0
+            if track:
+                for m in range(m0 + 1, h_ptr[h + 1]):
+                    v = ma[m] + mb[m] * VF[bp + h_succ[m]]
+                    if v > best:
+                        best = v
+                        arg = m
+                t = h_tile[arg]
+                nxt = h_succ[arg]
+                for o in range(N_OUT):
+                    PH[h, o] = mb[arg] * pf[prev, nxt, o]
+                PH[h, LOSE] += p_lose[t]
+            else:
+                for m in range(m0 + 1, h_ptr[h + 1]):
+                    best = max(best, ma[m] + mb[m] * VF[bp + h_succ[m]])
+            VH[h] = best
         for s in range(n):
-            # Eq. 9: pass -> own draw, Eq. 6/7 after it; the lumped draws first
-            vs = VF[bp + s]
-            ed = A[s] + B[s] * vs
+            # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
+            ed = A[s] + B[s] * VF[bp + s]
             if track:
                 for o in range(N_OUT):
                     pd[o] = B[s] * pf[prev, s, o]
                 pd[LOSE] += L[s]
             for jj in range(live_ptr[s], live_ptr[s + 1]):
                 j = live[jj]
-                u = draw_tile[j]
                 w = draw_w[j]
                 wi = draw_win[j]
-                if allow_win and wi >= 0 and tsumo_forced:
-                    best = u_tsumo[wi]
-                    arg = -2
-                else:
-                    best = a[u] + b[u] * vs
-                    arg = -3
+                h = draw_h[j]
+                if allow_win and wi >= 0 and (tsumo_forced or u_tsumo[wi] >= VH[h]):
+                    ed += w * u_tsumo[wi]
                     if track:
-                        for e in range(edge_ptr[j], edge_ptr[j + 1]):
-                            v = ea[e] + eb[e] * VF[bp + edge_succ[e]]
-                            if v > best:
-                                best = v
-                                arg = e
-                    else:
-                        for e in range(edge_ptr[j], edge_ptr[j + 1]):
-                            best = max(best, ea[e] + eb[e] * VF[bp + edge_succ[e]])
-                    if allow_win and wi >= 0 and u_tsumo[wi] >= best:
-                        best = u_tsumo[wi]
-                        arg = -2
-                ed += w * best
-                if track:
-                    if arg == -2:
                         pd[WIN] += w
-                    else:
-                        t = u if arg == -3 else edge_tile[arg]
-                        nxt = s if arg == -3 else edge_succ[arg]
-                        pd[LOSE] += w * p_lose[t]
+                else:
+                    ed += w * VH[h]
+                    if track:
                         for o in range(N_OUT):
-                            pd[o] += w * b[t] * pf[prev, nxt, o]
+                            pd[o] += w * PH[h, o]
             ED[bc + s] = ed
             # Eq. 8: continue -> other win / early end / an opponent's discard (ron or pass)
             vr = ed
@@ -190,6 +237,36 @@ def solve_kernel(live_ptr, live, A, B, L, ea, eb, draw_tile, draw_w, draw_win, e
             PF_out[k - T + 1, :, :] = pf[cur, :, :]
 
 
+#: Multipliers of the additive after-draw hand key (any fixed odd numbers do).
+_R = (np.random.default_rng(0xD3A4).integers(1, 2**63, size=34, dtype=np.uint64) * np.uint64(2) + np.uint64(1))
+
+
+def draw_groups(graph) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(nh, draw_h, h_ptr, h_tile, h_succ)`` of :func:`group_draws`, cached on the graph.
+
+    The cache is keyed by the identity of the graph's edge arrays, so a copy with other edges
+    (``abstractions._solve.locked``) gets its own groups.
+    """
+    ident = (id(graph.edge_ptr), id(graph.edge_succ), id(graph.draw_tile))
+    cached = graph.__dict__.get("_draw_groups")
+    if cached is not None and cached[0] == ident:
+        return cached[1]
+    nd = graph.draw_tile.shape[0]
+    slots = 1 << max(4, int(2 * nd).bit_length())
+    keys = np.empty(slots, np.uint64)
+    vals = np.full(slots, _EMPTY, np.int32)
+    draw_h = np.empty(nd, np.int32)
+    h_ptr = np.empty(nd + 1, np.int64)
+    h_tile = np.empty(nd + graph.n_edges, np.int8)
+    h_succ = np.empty(nd + graph.n_edges, np.int32)
+    nh = group_draws(graph.hands, _R, graph.draw_ptr, graph.draw_tile, graph.draw_win, graph.edge_ptr,
+                     graph.edge_tile, graph.edge_succ, keys, vals, draw_h, h_ptr, h_tile, h_succ)
+    m = int(h_ptr[nh])
+    out = (int(nh), draw_h, h_ptr[:nh + 1].copy(), h_tile[:m].copy(), h_succ[:m].copy())
+    graph.__dict__["_draw_groups"] = (ident, out, graph.edge_ptr, graph.edge_succ, graph.draw_tile)
+    return out
+
+
 def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.ndarray,
           u_other: float, p_end: np.ndarray, u_tw: float, u_nw: float, p_disc: np.ndarray,
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
@@ -198,8 +275,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
 
     Per-turn arrays (``p_other``, ``p_end``) are indexed by ``n``, the discards made since the
     root (``0..T-1``); per-tile ones by kind. ``u_tsumo``/``u_ron`` follow the graph's win list.
-    Returns ``(VF, ED, PF, PD)``; ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T``
-    (zeros without ``track``).
+    Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
+    ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
     n = graph.n_states
     VF = np.empty((T + 1, n))
@@ -209,19 +286,20 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     allow_stop = v_stop is not None
     v_stop = np.zeros((1, 1)) if v_stop is None else np.ascontiguousarray(np.asarray(v_stop, np.float64).T)
     p_lose, u_lose = _f64(p_lose), _f64(u_lose)
-    n_draws = graph.draw_tile.shape[0]
+    nh, draw_h, h_ptr, h_tile, h_succ = draw_groups(graph)
+    nd = graph.draw_tile.shape[0]
     live_ptr = np.empty(n + 1, np.int64)
-    live = np.empty(n_draws, np.int64)
+    live = np.empty(nd, np.int64)
     A, B, L = np.empty(n), np.empty(n), np.empty(n)
-    ea, eb = np.empty(graph.n_edges), np.empty(graph.n_edges)
-    lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, graph.edge_tile,
-               p_lose, u_lose, bool(allow_win), live_ptr, live, A, B, L, ea, eb)
-    solve_kernel(live_ptr, live, A, B, L, ea, eb, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr,
-                 graph.edge_tile, graph.edge_succ, graph.win_ptr, graph.win_tile, graph.tenpai,
-                 int(T), p_lose, u_lose, _f64(p_other), float(u_other), _f64(p_end),
-                 float(u_tw), float(u_nw), _f64(p_disc), np.ascontiguousarray(ron_ok, dtype=np.bool_),
-                 _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1), bool(allow_win), bool(allow_stop),
-                 bool(tsumo_forced), bool(track), VF.reshape(-1), ED.reshape(-1), PF, PD)
+    ma, mb = np.empty(h_tile.shape[0]), np.empty(h_tile.shape[0])
+    lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, draw_h, h_tile,
+               p_lose, u_lose, bool(allow_win), live_ptr, live, A, B, L, ma, mb)
+    solve_kernel(live_ptr, live, A, B, L, graph.draw_w, graph.draw_win, draw_h, nh, h_ptr, h_tile, h_succ,
+                 ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, int(T), p_lose, _f64(p_other),
+                 float(u_other), _f64(p_end), float(u_tw), float(u_nw), _f64(p_disc),
+                 np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
+                 bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track), VF.reshape(-1),
+                 ED.reshape(-1), PF, PD)
     # (n, T+1) views of the turn-major arrays
     return VF.T, ED.T, PF, PD
 
