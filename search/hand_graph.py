@@ -46,9 +46,14 @@ EMPTY = -1
 _KEY_R = (np.random.default_rng(0x5EED_1234).integers(1, 2**63, size=N_KINDS, dtype=np.uint64)
           * np.uint64(2) + np.uint64(1))
 
-#: Default exploration depth ``d`` by the root's shanten (``search_performance.md``: a schedule
-#: that keeps the median decision near 30 ms). Deeper hands use ``shanten`` itself.
+#: Default exploration depth ``d`` by the root's shanten (``search_performance.md``); deeper
+#: hands use ``shanten`` itself.
 DEFAULT_D = {0: 2, 1: 2, 2: 3, 3: 3}
+#: Default state budget by the root's shanten: a graph that would pass it is rebuilt with
+#: ``d - 1``. It keeps decisions near 30 ms (``benchmarks/search_bench.py``): a 2-shanten
+#: root at ``d = 3`` has a median of about 5,000 states; under this budget about 45 % of the
+#: benchmark's 2-shanten roots keep ``d = 3``. Other shanten numbers use ``DEFAULT_MAX_STATES``.
+DEFAULT_BUDGET = {2: 5_000}
 DEFAULT_MAX_STATES = 50_000
 
 
@@ -463,7 +468,7 @@ def check_hand(hand: np.ndarray, unseen: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
-                max_states: int = DEFAULT_MAX_STATES, replace_discards: bool = False) -> HandGraph:
+                max_states: int | None = None, replace_discards: bool = False) -> HandGraph:
     """Build the reduced hand graph H1 around ``hand`` (Sec. VI-D, steps 1-3).
 
     Parameters
@@ -475,6 +480,9 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
     d : int, optional
         Bound on ``|h \\ h0| + shanten(h)``; by default ``DEFAULT_D`` by the root's shanten.
         If the graph would pass ``max_states``, ``d`` is lowered (never below the shanten).
+    max_states : int, optional
+        State budget; by default ``DEFAULT_BUDGET`` by the root's shanten when ``d`` is the
+        default too, else ``DEFAULT_MAX_STATES``.
     replace_discards : bool
         Discarded tiles return to the pool (the stationary model of ``shimizu.md``).
     """
@@ -490,6 +498,8 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
     seed_idx = np.array([part_indices_nb(s) for s in seeds], np.int64)
     seed_sh = np.array([shanten_idx_nb(i, suit_tab, honor_tab) for i in seed_idx], np.int64)
     root_sh = int(seed_sh.min())
+    if max_states is None:
+        max_states = DEFAULT_BUDGET.get(root_sh, DEFAULT_MAX_STATES) if d is None else DEFAULT_MAX_STATES
     if d is None:
         d = max(DEFAULT_D.get(root_sh, root_sh), root_sh)
     if d < root_sh:

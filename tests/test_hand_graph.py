@@ -1,6 +1,8 @@
 """The reduced hand graph (Sec. VI-D) against a plain breadth-first search and the spec's sizes."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import riichienv
@@ -15,35 +17,34 @@ def _riichienv_shanten(counts: np.ndarray) -> int:
 
 
 def _reference_h1(h0: np.ndarray, unseen: np.ndarray, d: int) -> set[tuple[int, ...]]:
-    """H1 = {h : |h \\ h0| + shanten(h) <= d} by a plain search over every exchange path.
+    """H1 = {h : |h \\ h0| + shanten(h) <= d} straight from its definition, shanten from riichienv.
 
-    Explores all exchanges (not only distance-increasing ones) up to d steps from the seeds and
-    keeps the hands that satisfy the definition; shanten from riichienv.
+    Every hand within ``m <= d`` exchanges is ``h0`` less ``m`` tiles (``m + 1`` for a 14-tile
+    root, whose ``h0 - t`` are the distance-0 seeds, kept whatever their shanten) plus ``m``
+    tiles of any kind, with at most ``h0 + unseen`` copies of a kind.
     """
-    cap = h0.astype(int) + unseen
-    seeds = [h0.astype(int)] if h0.sum() % 3 == 1 else [h0 - np.eye(34, dtype=int)[t] for t in np.flatnonzero(h0)]
-    seen = {tuple(s) for s in seeds}
-    frontier = list(seeds)
-    for _ in range(d):
-        nxt = []
-        for h in frontier:
-            for t in np.flatnonzero(h):
-                for u in range(34):
-                    if u == t or h[u] >= cap[u]:
-                        continue
-                    c = h.copy()
-                    c[t] -= 1
-                    c[u] += 1
-                    if tuple(c) not in seen:
-                        seen.add(tuple(c))
-                        nxt.append(c)
-        frontier = nxt
-    out = {tuple(s) for s in seeds}
-    for key in seen:
-        c = np.array(key)
-        dist = int(np.maximum(c - h0, 0).sum())
-        if dist <= d and dist + _riichienv_shanten(c) <= d:
-            out.add(key)
+    base = [int(x) for x in h0]
+    cap = [int(x) for x in h0.astype(int) + unseen]
+    extra = 1 if sum(base) % 3 == 2 else 0
+    held = [k for k in range(34) for _ in range(base[k])]
+    out = set()
+    for m in range(d + 1):
+        for rem in set(itertools.combinations(held, m + extra)):
+            c = list(base)
+            for k in rem:
+                c[k] -= 1
+            for add in itertools.combinations_with_replacement(range(34), m):
+                h = list(c)
+                for k in add:
+                    h[k] += 1
+                if any(h[k] > cap[k] for k in add):
+                    continue
+                key = tuple(h)
+                if key in out:
+                    continue
+                dist = sum(max(0, h[k] - base[k]) for k in range(34))
+                if dist == 0 or (dist <= d and dist + _riichienv_shanten(np.array(h)) <= d):
+                    out.add(key)
     return out
 
 
@@ -85,10 +86,14 @@ def test_states_equal_the_plain_search(text, d, seen):
     assert (g.hands <= cap).all()
 
 
-def test_edges_are_exactly_the_in_graph_exchanges():
-    h = hand_counts("1239m456p3478s11z")
+@pytest.mark.parametrize("text,dead", [
+    ("1239m456p3478s11z", 4),     # every 5m is seen: no draw of 5m
+    ("1239m456p3478s112z", 28),   # a 14-tile root (seeds at distance 0); the other 2z are seen
+])
+def test_edges_are_exactly_the_in_graph_exchanges(text, dead):
+    h = hand_counts(text)
     unseen = _unseen(h)
-    unseen[4] = 0  # every 5m is seen: no draw of 5m
+    unseen[dead] = 0
     g = build_graph(h, unseen, d=2)
     index = {tuple(int(x) for x in row): i for i, row in enumerate(g.hands)}
     for s in range(g.n_states):
@@ -96,7 +101,7 @@ def test_edges_are_exactly_the_in_graph_exchanges():
         draws = g.draw_tile[g.draw_ptr[s]:g.draw_ptr[s + 1]].tolist()
         left = [u for u in range(34) if unseen[u] - max(0, hs[u] - h[u]) > 0]
         assert draws == left
-        assert 4 not in draws
+        assert dead not in draws
         w = g.draw_w[g.draw_ptr[s]:g.draw_ptr[s + 1]]
         expect = np.array([unseen[u] - max(0, hs[u] - h[u]) for u in left], float)
         np.testing.assert_allclose(w, expect / expect.sum())
@@ -154,3 +159,5 @@ def test_max_states_lowers_d():
     h = hand_counts("1359m456p3478s11z")
     g = build_graph(h, _unseen(h), d=3, max_states=500)
     assert g.d == 2 and g.n_states == 33
+    g = build_graph(h, _unseen(h))  # a 2-shanten root: d = 3 by default, within its state budget
+    assert g.d == 3 and g.n_states == 1887
