@@ -1,11 +1,14 @@
 """Exact shanten: regular, chiitoitsu and kokushi (anchors.md section 8).
 
 The regular shanten comes from per-part tables (``search/_shanten_tables.py``): a hand's
-four parts (man, pin, sou, honours) are looked up by their base-5 index, and the least sum
-of part costs over the ways to place M melds and one head gives the replacement number R;
-shanten = R - 1 (so -1 is a complete hand). M = n // 3 for a concealed hand of n tiles:
-hands with calls (n = 11, 10, 8, 7, 5, 4, 2, 1) simply need fewer melds. Chiitoitsu and
-kokushi exist only for closed hands (n = 13 or 14); a quad is one pair, not two (Tenhou).
+four parts (man, pin, sou, honours) are looked up by their base-5 index, which gives each
+part's cost class (126 suit classes, 55 honour classes); reads in small combination tables
+(man+pin and sou+honours in parallel, then the two together) give the replacement number R
+for M melds and one head, and shanten = R - 1 (so -1
+is a complete hand). M = n // 3 for a concealed hand of n tiles: hands with calls (n = 11,
+10, 8, 7, 5, 4, 2, 1) simply need fewer melds. Chiitoitsu and kokushi exist only for closed
+hands (n = 13 or 14); a quad is one pair, not two (Tenhou). Their counts (pairs, kinds,
+terminal kinds) are bit fields of the same part entries, summed by one addition.
 
 Python API: :func:`shanten`, :func:`shanten_regular`, :func:`shanten_chiitoi`,
 :func:`shanten_kokushi`, :func:`shanten_batch`.
@@ -16,8 +19,12 @@ numba API for graph searches (no Python overhead; pass the tables of :func:`tabl
 * ``part_indices_nb(counts) -> int64[4]`` and ``apply_tile_nb(idx, kind, delta)``: the
   incremental form; a draw (+1) or a discard (-1) changes one part index by ``5**pos``;
 * ``shanten_idx_nb(idx, suit_tab, honor_tab) -> int``: the least of the three from the
-  four indices alone (the tables also hold pair, kind and tile counts);
-* ``regular_idx_nb(idx, n_melds, suit_tab, honor_tab) -> int``: regular shanten only.
+  four indices alone (the part entries also hold pair, kind and tile counts);
+* ``regular_idx_nb(idx, n_melds, suit_tab, honor_tab) -> int``: regular shanten only;
+* ``discard_shanten_nb(idx, counts, suit_tab, honor_tab, out)`` and ``draw_shanten_nb``:
+  the shanten after each discard (each draw) of one tile, into ``out[34]`` (``NO_MOVE`` where
+  the move is not legal), reading only what each move changes (the other parts' entries and
+  their combination are read once).
 
 Kernels assume a legal hand (<= 4 copies, n % 3 != 0, n <= 14); the Python functions check.
 """
@@ -28,28 +35,125 @@ import numpy as np
 
 from game.errors import TileError
 from search._shanten_tables import (
-    SHIFT_KINDS, SHIFT_PAIRS, SHIFT_TILES, SHIFT_YAO, SHIFT_YAO_PAIR, load_tables,
+    CLASS_SHIFT, HONOR_SHIFT, KINDS_MASK, MIXED_OFFSET, PAIR_OFFSET, PAIRS_MASK, SHIFT_CLASS,
+    SHIFT_KINDS, SHIFT_PAIRS, SHIFT_YAO, SHIFT_YAO_PAIRS, SPECIAL_BITS, SPECIAL_OFFSET, TILES_MASK,
+    YAO_MASK, YAO_PAIRS_MASK, load_tables,
 )
 
-_POW5 = np.array([5 ** i for i in range(9)], dtype=np.int64)
 LEGAL_SIZES = (1, 2, 4, 5, 7, 8, 10, 11, 13, 14)
+NO_MOVE = 99  # what discard_shanten_nb / draw_shanten_nb write for a move that is not legal
 
 
 def tables() -> tuple[np.ndarray, np.ndarray]:
-    """(suit_table, honor_table) for the ``*_nb`` kernels; built or loaded on first use."""
+    """(suit_tab, honor_tab) for the ``*_nb`` kernels; built or loaded on first use."""
     return load_tables()
 
 
 # --- kernels ----------------------------------------------------------------------------
+# A part entry is handled as uint64 (class above SHIFT_CLASS, summable counts below; see
+# _shanten_tables). Tables are indexed with unsigned integers: numba adds a negative-index
+# fix-up to every signed index, which lengthens each dependent read by about two cycles.
 
-@numba.njit(cache=True, inline="always")
-def _cost(row: np.uint64, m: int, h: int) -> int:
-    return int((row >> np.uint64(4 * (2 * m + h))) & np.uint64(15))
+_U_CLASS = np.uint64(SHIFT_CLASS)
+_U_CLASS_SHIFT = np.uint64(CLASS_SHIFT)
+_U_HONOR_SHIFT = np.uint64(HONOR_SHIFT)
+_U_PAIR = np.uint64(PAIR_OFFSET)
+_U_MIXED = np.uint64(MIXED_OFFSET)
+_U_SPECIAL = np.uint64(SPECIAL_OFFSET)
+_U_SPECIAL_MASK = np.uint64((1 << SPECIAL_BITS) - 1)
+_U_FOUR = np.uint64(4)
+# kind -> part (0..3) and base-5 step 5**pos, read with unsigned indices
+_KIND_PART = np.array([k // 9 if k < 27 else 3 for k in range(34)], np.uint64)
+_KIND_STEP = np.array([5 ** (k % 9 if k < 27 else k - 27) for k in range(34)], np.int64)
 
 
-@numba.njit(cache=True, inline="always")
-def _field(row: np.uint64, shift: int, mask: int) -> int:
-    return int((row >> np.uint64(shift)) & np.uint64(mask))
+@numba.njit(cache=True)
+def _entry(tab, i):
+    """The part entry at index ``i`` (a non-negative int64) as uint64."""
+    return np.uint64(tab[np.uint64(i)])
+
+
+@numba.njit(cache=True)
+def _pair_row(e0, e1, suit_tab):
+    """Offset of the FINAL row for the man+pin class (one read)."""
+    return np.uint64(suit_tab[_U_PAIR + ((e0 >> _U_CLASS) << _U_CLASS_SHIFT)
+                              + (e1 >> _U_CLASS)])
+
+
+@numba.njit(cache=True)
+def _mixed_col(e2, e3, honor_tab):
+    """Column of FINAL for the sou+honours class (one read)."""
+    return np.uint64(honor_tab[_U_MIXED + ((e2 >> _U_CLASS) << _U_HONOR_SHIFT)
+                               + (e3 >> _U_CLASS)])
+
+
+@numba.njit(cache=True)
+def _replacement(row, col, n_melds, honor_tab) -> int:
+    """R = regular shanten + 1 for n_melds melds and one head."""
+    return (np.int64(honor_tab[row + col]) >> (4 * n_melds)) & 15
+
+
+@numba.njit(cache=True)
+def _chiitoi_sum(s) -> int:
+    s = np.int64(s & np.uint64(0xFFFFFF))
+    pairs = (s >> SHIFT_PAIRS) & PAIRS_MASK
+    kinds = (s >> SHIFT_KINDS) & KINDS_MASK
+    missing = 7 - kinds
+    return 6 - pairs + (missing if missing > 0 else 0)
+
+
+@numba.njit(cache=True)
+def _kokushi_sum(s) -> int:
+    s = np.int64(s & np.uint64(0xFFFFFF))
+    yao = (s >> SHIFT_YAO) & YAO_MASK
+    pair = ((s >> SHIFT_YAO_PAIRS) & YAO_PAIRS_MASK) != 0
+    return 13 - yao - pair
+
+
+@numba.njit(cache=True)
+def _special(s, honor_tab) -> int:
+    """min(chiitoitsu, kokushi) shanten from the summed entries (one read, no arithmetic)."""
+    return np.int64(honor_tab[_U_SPECIAL + ((s >> _U_FOUR) & _U_SPECIAL_MASK)]) - 1
+
+
+@numba.njit(cache=True)
+def _n_tiles(s) -> int:
+    return np.int64(s & np.uint64(TILES_MASK))
+
+
+@numba.njit(cache=True)
+def _shanten_parts(row, col, s, honor_tab) -> int:
+    """Shanten from the FINAL row and column and the summed entries ``s``."""
+    n = _n_tiles(s)
+    best = _replacement(row, col, n // 3, honor_tab) - 1
+    other = _special(s, honor_tab)  # read even for n < 13 (cheap), so the min is branch-free
+    if n >= 13 and other < best:
+        best = other
+    return best
+
+
+@numba.njit(cache=True)
+def _shanten_entries(e0, e1, e2, e3, suit_tab, honor_tab) -> int:
+    # the man+pin and sou+honours reads are independent: the chain is two reads deep
+    return _shanten_parts(_pair_row(e0, e1, suit_tab), _mixed_col(e2, e3, honor_tab),
+                          e0 + e1 + e2 + e3, honor_tab)
+
+
+@numba.njit(cache=True)
+def _entries_of(counts, suit_tab, honor_tab):
+    """The four part entries (uint64) of a 34-count hand."""
+    i0 = 0
+    i1 = 0
+    i2 = 0
+    i3 = 0
+    for i in range(8, -1, -1):
+        i0 = i0 * 5 + counts[i]
+        i1 = i1 * 5 + counts[9 + i]
+        i2 = i2 * 5 + counts[18 + i]
+    for i in range(6, -1, -1):
+        i3 = i3 * 5 + counts[27 + i]
+    return (_entry(suit_tab, i0), _entry(suit_tab, i1), _entry(suit_tab, i2),
+            _entry(honor_tab, i3))
 
 
 @numba.njit(cache=True)
@@ -66,173 +170,139 @@ def part_indices_nb(counts: np.ndarray) -> np.ndarray:
     return idx
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def apply_tile_nb(idx: np.ndarray, kind: int, delta: int) -> None:
     """Update part indices in place for one tile drawn (delta=+1) or discarded (-1)."""
-    part = kind // 9 if kind < 27 else 3
-    pos = kind - 9 * part
-    p = 1
-    for _ in range(pos):
-        p *= 5
-    idx[part] += delta * p
+    k = np.uint64(kind)
+    idx[_KIND_PART[k]] += delta * _KIND_STEP[k]
 
 
-@numba.njit(cache=True, inline="always")
-def _unpack(row: np.uint64, h: int):
-    """The costs of m = 0..4 melds with h heads of one part, as a 5-tuple."""
-    return (_cost(row, 0, h), _cost(row, 1, h), _cost(row, 2, h), _cost(row, 3, h),
-            _cost(row, 4, h))
-
-
-@numba.njit(cache=True, inline="always")
-def _mc(x, y, m: int) -> int:
-    """min over k <= m of x[k] + y[m - k] (min-plus convolution, one cell)."""
-    best = 99
-    for k in range(m + 1):
-        v = x[k] + y[m - k]
-        if v < best:
-            best = v
-    return best
-
-
-@numba.njit(cache=True, inline="always")
-def _mc2(x0, x1, y0, y1, m: int) -> int:
-    """One head cell: the head on either side."""
-    a = _mc(x0, y1, m)
-    b = _mc(x1, y0, m)
-    return a if a < b else b
-
-
-@numba.njit(cache=True, inline="always")
-def _conv(x0, x1, y0, y1):
-    # Tuples (not arrays) keep the whole combine in registers: no allocation per hand.
-    z0 = (_mc(x0, y0, 0), _mc(x0, y0, 1), _mc(x0, y0, 2), _mc(x0, y0, 3), _mc(x0, y0, 4))
-    z1 = (_mc2(x0, x1, y0, y1, 0), _mc2(x0, x1, y0, y1, 1), _mc2(x0, x1, y0, y1, 2),
-          _mc2(x0, x1, y0, y1, 3), _mc2(x0, x1, y0, y1, 4))
-    return z0, z1
-
-
-@numba.njit(cache=True, inline="always")
-def _regular_rows(r0: np.uint64, r1: np.uint64, r2: np.uint64, r3: np.uint64,
-                  n_melds: int) -> int:
-    # Combine parts 0 and 1, then part 2 (a small min-plus convolution over m <= 4 and
-    # h <= 1), then read the one cell (n_melds, 1) against part 3.
-    a0, a1 = _conv(_unpack(r0, 0), _unpack(r0, 1), _unpack(r1, 0), _unpack(r1, 1))
-    b0, b1 = _conv(a0, a1, _unpack(r2, 0), _unpack(r2, 1))
-    return _mc2(b0, b1, _unpack(r3, 0), _unpack(r3, 1), n_melds) - 1
-
-
-@numba.njit(cache=True, inline="always")
-def _chiitoi_rows(r0: np.uint64, r1: np.uint64, r2: np.uint64, r3: np.uint64) -> int:
-    pairs = (_field(r0, SHIFT_PAIRS, 7) + _field(r1, SHIFT_PAIRS, 7)
-             + _field(r2, SHIFT_PAIRS, 7) + _field(r3, SHIFT_PAIRS, 7))
-    kinds = (_field(r0, SHIFT_KINDS, 15) + _field(r1, SHIFT_KINDS, 15)
-             + _field(r2, SHIFT_KINDS, 15) + _field(r3, SHIFT_KINDS, 15))
-    if pairs > 7:
-        pairs = 7
-    missing = 7 - kinds
-    if missing < 0:
-        missing = 0
-    return 6 - pairs + missing
-
-
-@numba.njit(cache=True, inline="always")
-def _kokushi_rows(r0: np.uint64, r1: np.uint64, r2: np.uint64, r3: np.uint64) -> int:
-    yao = (_field(r0, SHIFT_YAO, 7) + _field(r1, SHIFT_YAO, 7)
-           + _field(r2, SHIFT_YAO, 7) + _field(r3, SHIFT_YAO, 7))
-    pair = (_field(r0, SHIFT_YAO_PAIR, 1) | _field(r1, SHIFT_YAO_PAIR, 1)
-            | _field(r2, SHIFT_YAO_PAIR, 1) | _field(r3, SHIFT_YAO_PAIR, 1))
-    return 13 - yao - pair
-
-
-@numba.njit(cache=True, inline="always")
-def _n_tiles(r0: np.uint64, r1: np.uint64, r2: np.uint64, r3: np.uint64) -> int:
-    return (_field(r0, SHIFT_TILES, 63) + _field(r1, SHIFT_TILES, 63)
-            + _field(r2, SHIFT_TILES, 63) + _field(r3, SHIFT_TILES, 63))
-
-
-@numba.njit(cache=True, inline="always")
-def _all_rows(r0: np.uint64, r1: np.uint64, r2: np.uint64, r3: np.uint64) -> int:
-    n = _n_tiles(r0, r1, r2, r3)
-    best = _regular_rows(r0, r1, r2, r3, n // 3)
-    if n >= 13:
-        v = _chiitoi_rows(r0, r1, r2, r3)
-        if v < best:
-            best = v
-        v = _kokushi_rows(r0, r1, r2, r3)
-        if v < best:
-            best = v
-    return best
-
-
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def shanten_idx_nb(idx: np.ndarray, suit_tab: np.ndarray, honor_tab: np.ndarray) -> int:
     """Shanten (least of the three) from the four part indices."""
-    return _all_rows(suit_tab[idx[0]], suit_tab[idx[1]], suit_tab[idx[2]], honor_tab[idx[3]])
+    return _shanten_entries(_entry(suit_tab, idx[0]), _entry(suit_tab, idx[1]),
+                            _entry(suit_tab, idx[2]), _entry(honor_tab, idx[3]),
+                            suit_tab, honor_tab)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def regular_idx_nb(idx: np.ndarray, n_melds: int, suit_tab: np.ndarray,
                    honor_tab: np.ndarray) -> int:
     """Regular shanten for ``n_melds`` melds + one head from the four part indices."""
-    return _regular_rows(suit_tab[idx[0]], suit_tab[idx[1]], suit_tab[idx[2]],
-                         honor_tab[idx[3]], n_melds)
+    row = _pair_row(_entry(suit_tab, idx[0]), _entry(suit_tab, idx[1]), suit_tab)
+    col = _mixed_col(_entry(suit_tab, idx[2]), _entry(honor_tab, idx[3]), honor_tab)
+    return _replacement(row, col, n_melds, honor_tab) - 1
 
 
 @numba.njit(cache=True, inline="always")
-def _rows_of(counts: np.ndarray, suit_tab: np.ndarray, honor_tab: np.ndarray):
-    i0 = 0
-    i1 = 0
-    i2 = 0
-    i3 = 0
-    for i in range(8, -1, -1):
-        i0 = i0 * 5 + counts[i]
-        i1 = i1 * 5 + counts[9 + i]
-        i2 = i2 * 5 + counts[18 + i]
-    for i in range(6, -1, -1):
-        i3 = i3 * 5 + counts[27 + i]
-    return suit_tab[i0], suit_tab[i1], suit_tab[i2], honor_tab[i3]
+def _moves_nb(idx, counts, delta, suit_tab, honor_tab, out) -> None:
+    """out[k] = shanten after adding ``delta`` (+1 draw, -1 discard) copies of kind k.
+
+    Only the work a move changes is redone: the untouched parts' entries, the man+pin row
+    and the sou+honours column are read once; a move in one part re-reads that part's entry
+    and one combination entry, and adjusts the count sum by the entry's difference.
+    Inlined into its two callers at numba IR level: a call passing five arrays would cost
+    reference-count updates that outweigh the work.
+    """
+    e0 = _entry(suit_tab, idx[0])
+    e1 = _entry(suit_tab, idx[1])
+    e2 = _entry(suit_tab, idx[2])
+    e3 = _entry(honor_tab, idx[3])
+    s = e0 + e1 + e2 + e3
+    row = _pair_row(e0, e1, suit_tab)
+    col = _mixed_col(e2, e3, honor_tab)
+    limit = 4 if delta > 0 else 0  # a draw needs a copy left; a discard needs one held
+    i0 = idx[0]
+    i1 = idx[1]
+    i2 = idx[2]
+    i3 = idx[3]
+    for pos in range(9):
+        step = delta * _KIND_STEP[np.uint64(pos)]
+        k = pos
+        if counts[k] == limit:
+            out[k] = NO_MOVE
+        else:
+            ne = _entry(suit_tab, i0 + step)
+            out[k] = _shanten_parts(_pair_row(ne, e1, suit_tab), col, s - e0 + ne, honor_tab)
+        k = 9 + pos
+        if counts[k] == limit:
+            out[k] = NO_MOVE
+        else:
+            ne = _entry(suit_tab, i1 + step)
+            out[k] = _shanten_parts(_pair_row(e0, ne, suit_tab), col, s - e1 + ne, honor_tab)
+        k = 18 + pos
+        if counts[k] == limit:
+            out[k] = NO_MOVE
+        else:
+            ne = _entry(suit_tab, i2 + step)
+            out[k] = _shanten_parts(row, _mixed_col(ne, e3, honor_tab), s - e2 + ne, honor_tab)
+        k = 27 + pos
+        if pos < 7:
+            if counts[k] == limit:
+                out[k] = NO_MOVE
+            else:
+                ne = _entry(honor_tab, i3 + step)
+                out[k] = _shanten_parts(row, _mixed_col(e2, ne, honor_tab), s - e3 + ne,
+                                        honor_tab)
+
+
+@numba.njit(cache=True)
+def discard_shanten_nb(idx: np.ndarray, counts: np.ndarray, suit_tab: np.ndarray,
+                       honor_tab: np.ndarray, out: np.ndarray) -> None:
+    """out[k] = shanten after discarding one ``k`` from the hand (``idx``, ``counts``);
+    ``NO_MOVE`` where the hand holds no ``k``. ``idx`` and ``counts`` are not changed."""
+    _moves_nb(idx, counts, -1, suit_tab, honor_tab, out)
+
+
+@numba.njit(cache=True)
+def draw_shanten_nb(idx: np.ndarray, counts: np.ndarray, suit_tab: np.ndarray,
+                    honor_tab: np.ndarray, out: np.ndarray) -> None:
+    """out[k] = shanten after drawing one ``k`` (the hand must have room for one more tile);
+    ``NO_MOVE`` where the hand already holds four. ``idx`` and ``counts`` are not changed."""
+    _moves_nb(idx, counts, 1, suit_tab, honor_tab, out)
 
 
 @numba.njit(cache=True)
 def shanten_nb(counts: np.ndarray, suit_tab: np.ndarray, honor_tab: np.ndarray) -> int:
     """Shanten of a 34-count hand: least of regular, chiitoitsu (13/14) and kokushi (13/14)."""
-    r0, r1, r2, r3 = _rows_of(counts, suit_tab, honor_tab)
-    return _all_rows(r0, r1, r2, r3)
+    e0, e1, e2, e3 = _entries_of(counts, suit_tab, honor_tab)
+    return _shanten_entries(e0, e1, e2, e3, suit_tab, honor_tab)
 
 
 @numba.njit(cache=True)
 def regular_nb(counts: np.ndarray, suit_tab: np.ndarray, honor_tab: np.ndarray) -> int:
-    r0, r1, r2, r3 = _rows_of(counts, suit_tab, honor_tab)
-    return _regular_rows(r0, r1, r2, r3, _n_tiles(r0, r1, r2, r3) // 3)
+    e0, e1, e2, e3 = _entries_of(counts, suit_tab, honor_tab)
+    n = _n_tiles(e0 + e1 + e2 + e3)
+    return _replacement(_pair_row(e0, e1, suit_tab), _mixed_col(e2, e3, honor_tab), n // 3,
+                        honor_tab) - 1
 
 
 @numba.njit(cache=True)
 def chiitoi_nb(counts: np.ndarray, suit_tab: np.ndarray, honor_tab: np.ndarray) -> int:
-    r0, r1, r2, r3 = _rows_of(counts, suit_tab, honor_tab)
-    return _chiitoi_rows(r0, r1, r2, r3)
+    e0, e1, e2, e3 = _entries_of(counts, suit_tab, honor_tab)
+    return _chiitoi_sum(e0 + e1 + e2 + e3)
 
 
 @numba.njit(cache=True)
 def kokushi_nb(counts: np.ndarray, suit_tab: np.ndarray, honor_tab: np.ndarray) -> int:
-    r0, r1, r2, r3 = _rows_of(counts, suit_tab, honor_tab)
-    return _kokushi_rows(r0, r1, r2, r3)
+    e0, e1, e2, e3 = _entries_of(counts, suit_tab, honor_tab)
+    return _kokushi_sum(e0 + e1 + e2 + e3)
 
 
 @numba.njit(cache=True)
 def _batch_nb(hands: np.ndarray, suit_tab: np.ndarray, honor_tab: np.ndarray,
               out: np.ndarray) -> int:
-    """Fill ``out``; return the first row that is not a legal hand, or -1."""
+    """Fill ``out``; return the first row whose size is not legal, or -1.
+
+    Counts must already be known to lie in 0..4 (so the base-5 indices are exact); the size
+    comes from the entries' tile fields (a part above 14 tiles holds 15, so such a hand fails).
+    """
     for j in range(hands.shape[0]):
-        h = hands[j]
-        for k in range(34):
-            if h[k] > 4:
-                return j
-        r0, r1, r2, r3 = _rows_of(h, suit_tab, honor_tab)
-        n = _n_tiles(r0, r1, r2, r3)
+        e0, e1, e2, e3 = _entries_of(hands[j], suit_tab, honor_tab)
+        n = _n_tiles(e0) + _n_tiles(e1) + _n_tiles(e2) + _n_tiles(e3)
         if n > 14 or n % 3 == 0:
             return j
-        out[j] = _all_rows(r0, r1, r2, r3)
+        out[j] = _shanten_entries(e0, e1, e2, e3, suit_tab, honor_tab)
     return -1
 
 
@@ -289,14 +359,14 @@ def shanten_batch(hands: np.ndarray) -> np.ndarray:
     arr = np.asarray(hands)
     if arr.ndim != 2 or arr.shape[1] != 34:
         raise TileError(f"shanten_batch wants an (N, 34) array, got shape {arr.shape}")
-    if arr.dtype != np.uint8:
-        if arr.size and (arr.min() < 0 or arr.max() > 4):
-            raise TileError("tile counts must lie in 0..4")
-        arr = arr.astype(np.uint8)
-    arr = np.ascontiguousarray(arr)
+    # one vectorised pass (the kernel trusts counts <= 4: a 5 would carry into the next digit)
+    if arr.size and (arr.max() > 4 or (arr.dtype != np.uint8 and arr.min() < 0)):
+        row = int(np.flatnonzero(((arr < 0) | (arr > 4)).any(axis=1))[0])
+        raise TileError(f"row {row} of shanten_batch is not a legal hand (counts must lie in 0..4)")
+    arr = np.ascontiguousarray(arr, dtype=np.uint8)
     out = np.empty(arr.shape[0], np.int8)
     bad = _batch_nb(arr, *tables(), out)
     if bad >= 0:
         raise TileError(f"row {bad} of shanten_batch is not a legal hand "
-                        f"({int(arr[bad].sum())} tiles, counts <= 4, sizes {LEGAL_SIZES})")
+                        f"({int(arr[bad].sum())} tiles; sizes {LEGAL_SIZES})")
     return out

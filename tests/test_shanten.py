@@ -9,8 +9,9 @@ import pytest
 from game.errors import TileError
 from game.tiles import hand_counts
 from search.shanten import (
-    apply_tile_nb, part_indices_nb, regular_idx_nb, shanten, shanten_batch, shanten_chiitoi,
-    shanten_idx_nb, shanten_kokushi, shanten_nb, shanten_regular, tables,
+    NO_MOVE, apply_tile_nb, discard_shanten_nb, draw_shanten_nb, part_indices_nb, regular_idx_nb,
+    shanten, shanten_batch, shanten_chiitoi, shanten_idx_nb, shanten_kokushi, shanten_nb,
+    shanten_regular, tables,
 )
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "shanten"
@@ -121,3 +122,85 @@ def test_bad_hands_raise_tile_error():
         shanten_batch(np.full((2, 34), 5, np.uint8))
     with pytest.raises(TileError):
         shanten_batch(np.zeros((3, 33), np.uint8))
+
+
+def test_part_classes_reproduce_the_min_plus_combination():
+    # Oracle: the uncompressed per-part costs (fewest tiles to add for m melds + h heads),
+    # combined by brute force over every split of the melds and the head. The class tables
+    # must give the same R for every meld count, on random and on concentrated parts.
+    from search._shanten_tables import _build_costs
+
+    suit_cost = _build_costs(9, True).astype(np.int64)
+    honor_cost = _build_costs(7, False).astype(np.int64)
+    suit, honor = tables()
+    rng = np.random.default_rng(11)
+    n = 4000
+    idx = np.stack([rng.integers(0, 5 ** 9, n), rng.integers(0, 5 ** 9, n),
+                    rng.integers(0, 5 ** 9, n), rng.integers(0, 5 ** 7, n)], axis=1)
+    idx[: n // 2, 0] = rng.integers(0, 5 ** 5, n // 2)  # few kinds: low costs, more ties
+    idx[: n // 4, 3] = 0
+    costs = [suit_cost[idx[:, 0]], suit_cost[idx[:, 1]], suit_cost[idx[:, 2]],
+             honor_cost[idx[:, 3]]]
+    for n_melds in range(5):
+        best = np.full(n, 99)
+        for m0 in range(n_melds + 1):
+            for m1 in range(n_melds + 1 - m0):
+                for m2 in range(n_melds + 1 - m0 - m1):
+                    ms = (m0, m1, m2, n_melds - m0 - m1 - m2)
+                    for head in range(4):
+                        total = sum(costs[p][:, 2 * ms[p] + (p == head)] for p in range(4))
+                        best = np.minimum(best, total)
+        ours = np.array([regular_idx_nb(i, n_melds, suit, honor) for i in idx])
+        assert (ours == np.minimum(best, 15) - 1).all(), n_melds
+
+
+@pytest.mark.parametrize("size", [14, 11, 8, 5, 2])
+def test_discard_shanten_matches_full_evaluation(size):
+    suit, honor = tables()
+    rng = np.random.default_rng(100 + size)
+    hands = np.concatenate([_random_hands(rng, 60, size, _kinds_for(rng, s)) for s in (0, 1, 2)])
+    out = np.empty(34, np.int64)
+    for hand in hands:
+        idx = part_indices_nb(hand)
+        before = idx.copy()
+        discard_shanten_nb(idx, hand, suit, honor, out)
+        assert (idx == before).all()
+        for k in range(34):
+            if hand[k] == 0:
+                assert out[k] == NO_MOVE
+                continue
+            hand[k] -= 1
+            assert out[k] == shanten(hand), (hand.tolist(), k)
+            hand[k] += 1
+
+
+@pytest.mark.parametrize("size", [13, 10, 7, 4, 1])
+def test_draw_shanten_matches_full_evaluation(size):
+    suit, honor = tables()
+    rng = np.random.default_rng(200 + size)
+    hands = np.concatenate([_random_hands(rng, 60, size, _kinds_for(rng, s)) for s in (0, 1, 2)])
+    out = np.empty(34, np.int8)  # any integer dtype
+    for hand in hands:
+        idx = part_indices_nb(hand)
+        draw_shanten_nb(idx, hand, suit, honor, out)
+        for k in range(34):
+            if hand[k] == 4:
+                assert out[k] == NO_MOVE
+                continue
+            hand[k] += 1
+            assert out[k] == shanten_nb(hand, suit, honor), (hand.tolist(), k)
+            hand[k] -= 1
+
+
+def test_stale_table_files_are_ignored(tmp_path):
+    from search import _shanten_tables as T
+
+    bad = tmp_path / "t.npz"
+    np.savez(bad, suit=np.zeros(5 ** 9, np.uint64), honor=np.zeros(5 ** 7, np.uint64))
+    assert T._try_load(bad) is None                       # the old 64-bit layout
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    assert T._try_load(tmp_path / "junk.npz") is None
+    suit, honor = tables()
+    assert T._try_save(tmp_path / "ok.npz", suit, honor)
+    got = T._try_load(tmp_path / "ok.npz")
+    assert got is not None and np.array_equal(got[0], suit) and np.array_equal(got[1], honor)
