@@ -341,10 +341,13 @@ def plot_ranks(summary: Mapping, path) -> None:
     x = np.arange(4)
     fig, ax = plt.subplots(figsize=(6, 4))
     w = 0.38
-    ax.bar(x - w / 2, p["rank_rates"], w, yerr=[1.96 * s for s in p["rank_rate_se"]],
-           capsize=3, label=f"{summary['player']} ({p['mean_rank']:.2f})")
-    ax.bar(x + w / 2, o["rank_rates"], w, yerr=[1.96 * s for s in o["rank_rate_se"]],
-           capsize=3, label=f"{summary['opponent']} x3 ({o['mean_rank']:.2f})")
+    for shift, side, label in ((-w / 2, p, f"{summary['player']} ({p['mean_rank']:.2f})"),
+                               (w / 2, o, f"{summary['opponent']} x3 ({o['mean_rank']:.2f})")):
+        rates = np.asarray(side["rank_rates"])
+        half = 1.96 * np.asarray(side["rank_rate_se"])
+        # The 95% interval, clipped to [0, 1].
+        err = [np.minimum(half, rates), np.minimum(half, 1 - rates)]
+        ax.bar(x + shift, rates, w, yerr=err, capsize=3, label=label)
     ax.axhline(0.25, color="grey", lw=0.8, ls="--")
     ax.set_xticks(x, ["1st", "2nd", "3rd", "4th"])
     ax.set_ylabel("fraction of games")

@@ -183,3 +183,99 @@ def test_plot_ranks_writes_png(tmp_path):
     out = tmp_path / "ranks.png"
     stats.plot_ranks(s, out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ----------------------------------------------------------------------------- the command
+
+from game.records import read_events  # noqa: E402
+from player import evaluate  # noqa: E402
+
+
+def _run(tmp: Path, *args: str) -> int:
+    return evaluate.main(["--out", str(tmp), *args])
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_tiny_run_writes_results_summary_plot_and_logs(tmp_path, capsys):
+    out = tmp_path / "run"
+    rc = _run(out, "--player", "random", "--vs", "tsumogiri", "--games", "7", "--workers", "2",
+              "--seed", "3", "--save-logs")
+    assert rc == 0
+    captured = capsys.readouterr()
+    assert "rounded up to 8" in captured.err
+    assert "mean rank" in captured.out
+    recs = sorted(_lines(out / "results.jsonl"), key=lambda r: r["game"])
+    assert [r["game"] for r in recs] == list(range(8))
+    # Four seat rotations over each wall seed.
+    assert [r["player_seat"] for r in recs] == [0, 1, 2, 3] * 2
+    assert recs[0]["seed"] == recs[3]["seed"] != recs[4]["seed"]
+    for r in recs:
+        assert r["names"][r["player_seat"]] == "random"
+        assert r["names"].count("tsumogiri") == 3
+        # The saved log agrees with the record: final scores, hands, wins.
+        events = read_events(out / r["log"])
+        assert events[0]["type"] == "start_game" and events[-1]["type"] == "end_game"
+        assert stats.count_hand_events(events) == r["counts"]
+        assert sum(e["type"] == "start_kyoku" for e in events) == r["counts"]["hands"][0]
+        assert sorted(r["ranks"]) == [1, 2, 3, 4]
+        order = sorted(range(4), key=lambda s: (-r["scores"][s], s))
+        assert [r["ranks"][s] for s in order] == [1, 2, 3, 4]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary == json.loads(json.dumps(evaluate._finite(
+        {**stats.summarize(recs), "seed": 3})))
+    assert summary["games"] == 8 and summary["blocks"] == 2
+    assert (out / "ranks.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def _summary(out: Path) -> dict:
+    return json.loads((out / "summary.json").read_text())
+
+
+def test_killed_and_resumed_run_gives_the_same_summary(tmp_path):
+    # random against three efficiency copies: ranks and rates vary from game to game.
+    common = ["--player", "random", "--vs", "efficiency", "--seed", "11"]
+    full = tmp_path / "full"
+    assert _run(full, *common, "--games", "8", "--workers", "2") == 0
+
+    part = tmp_path / "part"
+    assert _run(part, *common, "--games", "4", "--workers", "1") == 0
+    results = part / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    # A kill in the middle of writing the 4th game: a cut last line without its newline.
+    results.write_text("".join(lines[:3]) + lines[3][: len(lines[3]) // 2])
+    assert _run(part, *common, "--games", "8", "--workers", "2", "--resume") == 0
+
+    assert _summary(part) == _summary(full)
+    by_game = {r["game"]: r for r in _lines(results)}
+    assert len(_lines(results)) == 8 == len(by_game)
+    assert by_game == {r["game"]: r for r in _lines(full / "results.jsonl")}
+    # Not a degenerate match: the games end in different orders.
+    assert len({tuple(r["ranks"]) for r in by_game.values()}) > 1
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert _run(out, "--player", "nosuch", "--vs", "random", "--games", "4") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nosuch" in err[0] and "random" in err[0]
+
+    assert _run(out, "--player", "random", "--vs", "tsumogiri", "--games", "4",
+                "--workers", "1") == 0
+    capsys.readouterr()
+    # Existing results without --resume are not overwritten.
+    assert _run(out, "--player", "random", "--vs", "tsumogiri", "--games", "4") == 2
+    assert "--resume" in capsys.readouterr().err
+    # Another run's directory.
+    assert _run(out, "--player", "tsumogiri", "--vs", "random", "--games", "4", "--resume") == 2
+    assert "another run" in capsys.readouterr().err
+    # A broken line that is not the last one names the file and the line.
+    results = out / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text(lines[0] + "{not json\n" + "".join(lines[1:]))
+    assert _run(out, "--player", "random", "--vs", "tsumogiri", "--games", "8",
+                "--workers", "1", "--resume") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{results}:line 2" in err[0]

@@ -1,0 +1,201 @@
+"""Self-play: many games of four copies of one agent, one gzip mjai log per game.
+
+    python -m player.selfplay --agent efficiency --games 1000 --out runs/selfplay
+
+Game ``i`` of a run with ``--seed S`` uses the wall seed ``derive_seed(S, i)`` and is written
+to ``DIR/<i:06d>-<wall seed>.mjson.gz`` through a temporary file and a rename, so a killed run
+leaves no half-written log; running the same command again skips the logs that exist. The
+logs are training records for the estimators and cnn-bot (DESIGN.md, "Records for training").
+
+This module also holds the pieces ``player.evaluate`` shares: seed derivation, agent checks,
+atomic log writing and the worker pool.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import multiprocessing as mp
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from game.errors import MahjongError
+
+LOG_SUFFIX = ".mjson.gz"
+TMP_DIR = ".tmp"
+
+
+# ----------------------------------------------------------------------------- shared pieces
+
+
+def derive_seed(base: int, *keys: int) -> int:
+    """A well-mixed 31-bit seed from a base seed and indices (wall seeds, agent seeds).
+
+    Hashing (numpy's SeedSequence) instead of ``base + index`` keeps the runs of nearby base
+    seeds from sharing walls.
+    """
+    return int(np.random.SeedSequence([int(base) & 0xFFFFFFFF, *map(int, keys)])
+               .generate_state(1, dtype=np.uint32)[0] >> 1)
+
+
+def check_agent_name(name: str) -> None:
+    """Raise the registry's MahjongError (which lists the known agents) for an unknown name."""
+    from player.registry import AGENTS, make_agent
+
+    if name not in AGENTS:
+        make_agent(name)  # raises, naming the known agents
+        raise MahjongError(f"unknown agent {name!r}")  # a registry that did not raise
+
+
+def write_log(events: Sequence[dict], path: Path) -> None:
+    """Write an mjai log (gzip JSON lines) atomically: a temp file in ``DIR/.tmp``, then rename."""
+    path = Path(path)
+    tmp_dir = path.parent / TMP_DIR
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    tmp = tmp_dir / f"{path.stem}.{os.getpid()}{LOG_SUFFIX}"
+    try:
+        from game.records import write_mjai  # the records engineer's writer, once it exists
+    except ImportError:
+        write_mjai = _write_mjai_gz
+    write_mjai(list(events), tmp)
+    os.replace(tmp, path)
+
+
+def _write_mjai_gz(events: Sequence[dict], path: Path) -> None:
+    """Fallback writer: one compact JSON object per line, gzip-compressed."""
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        for ev in events:
+            f.write(json.dumps(ev, separators=(",", ":"), ensure_ascii=False))
+            f.write("\n")
+
+
+def clear_stale_temps(out_dir: Path) -> None:
+    """Remove temp logs left by a killed run (one run per output directory)."""
+    tmp_dir = Path(out_dir) / TMP_DIR
+    if tmp_dir.is_dir():
+        for p in tmp_dir.iterdir():
+            if p.is_file() and p.name.endswith(LOG_SUFFIX):
+                p.unlink()
+
+
+def _init_worker() -> None:
+    # Several workers on few cores: keep each one single-threaded.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+def run_pool(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int,
+             desc: str, total: int | None = None, initial: int = 0) -> Iterator[Any]:
+    """Yield ``func(task)`` for every task, as they finish, with a tqdm progress bar.
+
+    ``workers <= 1`` runs in this process (no pool). The bar counts ``initial`` games already
+    done out of ``total``.
+    """
+    from tqdm import tqdm
+
+    total = len(tasks) + initial if total is None else total
+    with tqdm(total=total, initial=initial, desc=desc, unit="game", file=sys.stderr,
+              dynamic_ncols=True, disable=None) as bar:
+        if workers <= 1 or len(tasks) <= 1:
+            for task in tasks:
+                out = func(task)
+                bar.update(1)
+                yield out
+            return
+        with mp.get_context().Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
+            try:
+                for out in pool.imap_unordered(func, tasks):
+                    bar.update(1)
+                    yield out
+            except BaseException:
+                pool.terminate()
+                raise
+
+
+def play(names: Sequence[str], seed: int, agent_seeds: Sequence[int], hanchan: bool):
+    """One game of the named agents (by seat), each freshly built with its own seed.
+
+    Fresh agents per game keep a game's outcome a function of its seeds alone, whichever
+    worker plays it and whatever it played before (needed for ``--resume``).
+    """
+    from game.match import play_game
+    from player.registry import make_agent
+
+    agents = [make_agent(n, seed=s) for n, s in zip(names, agent_seeds)]
+    return play_game(agents, seed, hanchan=hanchan)
+
+
+# ----------------------------------------------------------------------------- self-play
+
+
+def log_name(index: int, seed: int) -> str:
+    return f"{index:06d}-{seed}{LOG_SUFFIX}"
+
+
+def _selfplay_task(task: tuple) -> str:
+    index, seed, agent, hanchan, path = task
+    result = play([agent] * 4, seed, [derive_seed(seed, 1000 + s) for s in range(4)], hanchan)
+    write_log(result.events, Path(path))
+    return path
+
+
+def selfplay(agent: str, games: int, out_dir: Path, *, seed: int = 0, workers: int | None = None,
+             hanchan: bool = False) -> list[Path]:
+    """Play ``games`` self-play games into ``out_dir``; return every log path (old and new)."""
+    check_agent_name(agent)
+    if games < 1:
+        raise MahjongError(f"--games must be positive, got {games}")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    clear_stale_temps(out_dir)
+    paths = [out_dir / log_name(i, derive_seed(seed, i)) for i in range(games)]
+    tasks = [(i, derive_seed(seed, i), agent, hanchan, str(p))
+             for i, p in enumerate(paths) if not p.exists()]
+    done = games - len(tasks)
+    if done:
+        print(f"selfplay: {done} of {games} logs already in {out_dir}; playing the other "
+              f"{len(tasks)}", file=sys.stderr)
+    for _ in run_pool(_selfplay_task, tasks, workers or os.cpu_count() or 1,
+                      desc=f"selfplay {agent}", total=games, initial=done):
+        pass
+    return paths
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m player.selfplay",
+        description="Play games of four copies of one agent and write one gzip mjai log per "
+                    "game (DIR/<index>-<wall seed>.mjson.gz). Re-running skips existing logs.")
+    ap.add_argument("--agent", required=True, help="registered agent name (player/registry.py)")
+    ap.add_argument("--games", type=int, required=True, help="number of games")
+    ap.add_argument("--out", type=Path, required=True, help="output directory")
+    ap.add_argument("--seed", type=int, default=0, help="base seed of walls and agents (default 0)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="worker processes (default: number of CPUs; 1 = no pool)")
+    ap.add_argument("--hanchan", action="store_true", help="south games instead of east-only")
+    return ap
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    args = build_parser().parse_args(None if argv is None else list(argv))
+    try:
+        paths = selfplay(args.agent, args.games, args.out, seed=args.seed, workers=args.workers,
+                         hanchan=args.hanchan)
+    except MahjongError as e:
+        print(f"selfplay: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("selfplay: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    print(f"selfplay: {len(paths)} logs in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
