@@ -130,7 +130,7 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, h_tile, 
 def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h_tile, h_succ, ma, mb,
                  win_ptr, win_tile, tenpai, T, p_lose, p_other, u_other, p_end,
                  u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
-                 allow_win, allow_stop, tsumo_forced, track, VF, ED, PF_out, PD_out):
+                 allow_win, allow_stop, tsumo_forced, track, omap, VF, ED, PF_out, PD_out):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
@@ -138,23 +138,36 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
     of :func:`lump_draws`. ``VF``, ``ED`` and ``v_stop`` are flat turn-major arrays: entry
     ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member, k-1]`` stay within one row.
     With ``track``, ``PF_out[0]``/``PF_out[1]`` receive the ending probabilities (n, N_OUT) of
-    the tau_F states at ``k = T-1`` and ``k = T``, and ``PD_out`` those of passing (``ED``).
+    the tau_F states at ``k = T-1`` and ``k = T``, and ``PD_out`` those of passing (``ED``);
+    ``omap`` gives each ending its slot in the kernel's arrays, -1 for the endings these
+    parameters cannot reach (lose without ``P_L``, other win without ``P_O``, fold, win).
     """
     n = tenpai.shape[0]
     # two layers of ending probabilities, by the parity of k (no array re-binding in the loop)
-    pf = np.zeros((2, n if track else 1, N_OUT))
+    # only the endings these parameters can reach are carried: slot omap[o] (-1: none)
+    no = 0
+    for o in range(N_OUT):
+        if omap[o] >= 0:
+            no += 1
+    iW = omap[WIN]
+    iL = omap[LOSE]
+    iO = omap[OTHER]
+    iT = omap[TW]
+    iN = omap[NW]
+    iF = omap[FOLD]
+    pf = np.zeros((2, n if track else 1, no))
     VH = np.empty(nh)
-    PH = np.zeros((nh if track else 1, N_OUT))
-    pd = np.zeros(N_OUT)
-    pv = np.zeros(N_OUT)
+    PH = np.zeros((nh if track else 1, no))
+    pd = np.zeros(no)
+    pv = np.zeros(no)
     for s in range(n):
         VF[s] = u_tw if tenpai[s] else u_nw
         ED[s] = VF[s]
         if track:
-            pf[0, s, TW if tenpai[s] else NW] = 1.0
+            pf[0, s, iT if tenpai[s] else iN] = 1.0
     if track and T == 1:
-        PF_out[0, :, :] = pf[0, :, :]
-        PD_out[0, :, :] = pf[0, :, :]
+        _put(PF_out, 0, pf, 0, omap)
+        _put(PD_out, 0, pf, 0, omap)
     for k in range(1, T + 1):
         nn = T - k
         cur = k & 1
@@ -176,9 +189,10 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                         arg = m
                 t = h_tile[arg]
                 nxt = h_succ[arg]
-                for o in range(N_OUT):
+                for o in range(no):
                     PH[h, o] = mb[arg] * pf[prev, nxt, o]
-                PH[h, LOSE] += p_lose[t]
+                if iL >= 0:
+                    PH[h, iL] += p_lose[t]
             else:
                 for m in range(m0 + 1, h_ptr[h + 1]):
                     best = max(best, ma[m] + mb[m] * VF[bp + h_succ[m]])
@@ -187,9 +201,10 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
             ed = A[s] + B[s] * VF[bp + s]
             if track:
-                for o in range(N_OUT):
+                for o in range(no):
                     pd[o] = B[s] * pf[prev, s, o]
-                pd[LOSE] += L[s]
+                if iL >= 0:
+                    pd[iL] += L[s]
             for jj in range(live_ptr[s], live_ptr[s + 1]):
                 j = live[jj]
                 w = draw_w[j]
@@ -198,11 +213,11 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                 if allow_win and wi >= 0 and (tsumo_forced or u_tsumo[wi] >= VH[h]):
                     ed += w * u_tsumo[wi]
                     if track:
-                        pd[WIN] += w
+                        pd[iW] += w
                 else:
                     ed += w * VH[h]
                     if track:
-                        for o in range(N_OUT):
+                        for o in range(no):
                             pd[o] += w * PH[h, o]
             ED[bc + s] = ed
             # Eq. 8: continue -> other win / early end / an opponent's discard (ron or pass)
@@ -215,8 +230,8 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                     if ron_ok[u] and u_ron[wi] > ed:
                         vr += p_disc[u] * (u_ron[wi] - ed)
                         if track:
-                            pv[WIN] += p_disc[u]
-                            for o in range(N_OUT):
+                            pv[iW] += p_disc[u]
+                            for o in range(no):
                                 pv[o] -= p_disc[u] * pd[o]
             uw = u_tw if tenpai[s] else u_nw
             cont = po * u_other + (1.0 - po) * (pe * uw + (1.0 - pe) * vr)
@@ -225,16 +240,28 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
             if track:
                 if stop:
                     pf[cur, s, :] = 0.0
-                    pf[cur, s, FOLD] = 1.0
+                    pf[cur, s, iF] = 1.0
                 else:
-                    for o in range(N_OUT):
+                    for o in range(no):
                         pf[cur, s, o] = (1.0 - po) * (1.0 - pe) * pv[o]
-                    pf[cur, s, OTHER] += po
-                    pf[cur, s, TW if tenpai[s] else NW] += (1.0 - po) * pe
+                    if iO >= 0:
+                        pf[cur, s, iO] += po
+                    pf[cur, s, iT if tenpai[s] else iN] += (1.0 - po) * pe
                 if k >= T - 1:
-                    PD_out[k - T + 1, s, :] = pd[:]
+                    for o in range(N_OUT):
+                        PD_out[k - T + 1, s, o] = pd[omap[o]] if omap[o] >= 0 else 0.0
         if track and k >= T - 1:
-            PF_out[k - T + 1, :, :] = pf[cur, :, :]
+            _put(PF_out, k - T + 1, pf, cur, omap)
+
+
+@numba.njit(cache=True)
+def _put(out, i, pf, layer, omap):
+    """``out[i]`` (n, N_OUT) from the compact layer ``pf[layer]``."""
+    for s in range(out.shape[1]):
+        for o in range(N_OUT):
+            out[i, s, o] = pf[layer, s, omap[o]] if omap[o] >= 0 else 0.0
+
+
 
 
 #: Multipliers of the additive after-draw hand key (any fixed odd numbers do).
@@ -298,10 +325,19 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                  ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, int(T), p_lose, _f64(p_other),
                  float(u_other), _f64(p_end), float(u_tw), float(u_nw), _f64(p_disc),
                  np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
-                 bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track), VF.reshape(-1),
+                 bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track),
+                 _outcome_slots(allow_win, p_lose, p_other, allow_stop), VF.reshape(-1),
                  ED.reshape(-1), PF, PD)
     # (n, T+1) views of the turn-major arrays
     return VF.T, ED.T, PF, PD
+
+
+def _outcome_slots(allow_win, p_lose, p_other, allow_stop) -> np.ndarray:
+    """Slot of each ending in the kernel's probability arrays; -1 where it cannot occur."""
+    reach = (bool(allow_win), bool(np.any(p_lose > 0)), bool(np.any(np.asarray(p_other) > 0)), True, True,
+             bool(allow_stop))
+    slots = np.cumsum(reach) - 1
+    return np.where(reach, slots, -1).astype(np.int64)
 
 
 def _f64(x) -> np.ndarray:
