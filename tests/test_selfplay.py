@@ -54,3 +54,17 @@ def test_unknown_agent_exits_2(tmp_path, capsys):
     assert selfplay.main(["--agent", "nosuch", "--games", "1", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nosuch" in err[0] and "efficiency" in err[0]
+
+
+def test_reused_agents_play_as_fresh_ones():
+    # Workers reuse their agents; a reseeded, reused agent must play like a new one.
+    from player.registry import make_agent
+
+    seed = selfplay.derive_seed(2, 0)
+    names = ["random", "efficiency", "random", "tsumogiri"]
+    seeds = [selfplay.derive_seed(seed, 1000 + s) for s in range(4)]
+    selfplay.play(names, selfplay.derive_seed(2, 1), [7, 7, 7, 7], False)  # use them once
+    reused = selfplay.play(names, seed, seeds, False)
+    from game.match import play_game
+    fresh = play_game([make_agent(n, seed=a) for n, a in zip(names, seeds)], seed)
+    assert reused.events == fresh.events
