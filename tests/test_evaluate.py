@@ -279,3 +279,19 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
                 "--workers", "1", "--resume") == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{results}:line 2" in err[0]
+
+
+def test_identical_deterministic_agents_tie_exactly(tmp_path):
+    # Duplicate seating: with the same walls and a deterministic agent in every seat, the four
+    # games of a wall seed are one game seen from each seat, so the player takes each place
+    # exactly once per seed: rates 1/4, mean rank 2.5, no rank advantage.
+    out = tmp_path / "self"
+    assert _run(out, "--player", "efficiency", "--vs", "efficiency", "--games", "8",
+                "--workers", "2") == 0
+    s = _summary(out)
+    assert s["player_stats"]["rank_rates"] == [0.25] * 4
+    assert s["player_stats"]["mean_rank"] == 2.5
+    assert s["rank_test"]["mean_diff"] == 0
+    recs = sorted(_lines(out / "results.jsonl"), key=lambda r: r["game"])
+    for block in (recs[:4], recs[4:]):
+        assert all(r["scores"] == block[0]["scores"] for r in block)
