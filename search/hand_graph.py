@@ -410,6 +410,7 @@ class HandGraph:
     win_tile: np.ndarray
     keys: np.ndarray
     vals: np.ndarray
+    horizon: int | None = None  # the largest T the graph is exact for (None: any)
 
     @property
     def n_states(self) -> int:
@@ -468,7 +469,8 @@ def check_hand(hand: np.ndarray, unseen: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
-                max_states: int | None = None, replace_discards: bool = False) -> HandGraph:
+                max_states: int | None = None, replace_discards: bool = False,
+                horizon: int | None = None) -> HandGraph:
     """Build the reduced hand graph H1 around ``hand`` (Sec. VI-D, steps 1-3).
 
     Parameters
@@ -485,8 +487,15 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
         default too, else ``DEFAULT_MAX_STATES``.
     replace_discards : bool
         Discarded tiles return to the pool (the stationary model of ``shimizu.md``).
+    horizon : int, optional
+        The discards the player can still make (a ``3k+2`` root's own discard counts), the
+        largest ``T`` the graph will be solved with. A hand needs ``|h \\ h0|`` draws, so the
+        hands farther than ``horizon`` (``horizon - 1`` for a ``3k+2`` root) can never be
+        reached and are left out: every value reachable from the root stays exact.
     """
     h0, r0 = check_hand(hand, unseen)
+    if horizon is not None and int(horizon) < 1:
+        raise MahjongError(f"horizon must be >= 1, got {horizon}")
     if int(h0.sum()) % 3 == 2:
         kinds = np.flatnonzero(h0).astype(np.int8)
         seeds = np.repeat(h0[None, :], len(kinds), axis=0)
@@ -504,18 +513,21 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
         d = max(DEFAULT_D.get(root_sh, root_sh), root_sh)
     if d < root_sh:
         raise MahjongError(f"d={d} is below the root's shanten {root_sh}: the graph would hold no tenpai hand")
+    reach = d if horizon is None else min(d, int(horizon) - (1 if len(kinds) else 0))
     while True:
-        g = _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, max_states, replace_discards)
+        g = _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, min(d, reach), max_states, replace_discards)
         if g is not None or d <= root_sh:
             break
         d -= 1
     if g is None:
-        g = _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, 1 << 40, replace_discards)
+        g = _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, min(d, reach), 1 << 40, replace_discards)
+    g.horizon = None if horizon is None else int(horizon)
     return g
 
 
-def _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, max_states, replace) -> HandGraph | None:
-    """Breadth-first search in layers of distance, then the edges; None past ``max_states``."""
+def _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, depth_cap, max_states, replace) -> HandGraph | None:
+    """Breadth-first search in layers of distance (at most ``depth_cap``), then the edges;
+    None past ``max_states``."""
     suit_tab, honor_tab = tables()
     cap = (h0.astype(np.int64) + r0).astype(np.uint8)
     rows = 1 << 10
@@ -545,7 +557,7 @@ def _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, max_states, replace) -> H
         root_succ = root_succ[:0]
     layers = [0, n]
     depth = 0
-    while depth < d and layers[-1] > layers[-2]:
+    while depth < depth_cap and layers[-1] > layers[-2]:
         lo, hi = layers[-2], layers[-1]
         p = lo
         while True:

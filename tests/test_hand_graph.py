@@ -161,3 +161,27 @@ def test_max_states_lowers_d():
     assert g.d == 2 and g.n_states == 33
     g = build_graph(h, _unseen(h))  # a 2-shanten root: d = 3 by default, within its state budget
     assert g.d == 3 and g.n_states == 1887
+
+
+@pytest.mark.parametrize("text,T", [("1239m456p3478s112z", 3), ("1239m456p3478s11z", 2)])
+def test_horizon_leaves_out_only_unreachable_hands(text, T):
+    """Hands farther than the horizon are dropped, and the root's values do not change."""
+    from abstractions import MDPParams, solve_psm
+
+    h = hand_counts(text)
+    unseen = _unseen(h)
+    full = build_graph(h, unseen, d=3)
+    short = build_graph(h, unseen, d=3, horizon=T)
+    reach = T - 1 if h.sum() % 3 == 2 else T
+    assert short.horizon == T and short.d == 3 and short.n_states < full.n_states
+    assert {tuple(r) for r in short.hands} == {tuple(r) for r, j in zip(full.hands, full.dist) if j <= reach}
+    rng = np.random.default_rng(7)
+    p = MDPParams(T=T, p_lose=rng.uniform(0, 0.1, 34), u_lose=np.full(34, -3.0), p_other=0.05, u_other=-0.5,
+                  p_end=0.02, u_tw=0.2, u_nw=-0.4, payoff=2.0)
+    a, b = solve_psm(full, p), solve_psm(short, p)
+    for action, value in {**a.discards, "stay": a.stay, "pass": a.pass_}.items():
+        if value is None:
+            continue
+        other = {**b.discards, "stay": b.stay, "pass": b.pass_}[action]
+        assert other == pytest.approx(value, abs=1e-12)
+        np.testing.assert_allclose(b.probs[action], a.probs[action], atol=1e-12)
