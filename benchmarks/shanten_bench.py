@@ -4,11 +4,9 @@ Prints the median, p90 and min over repeats of:
 
 * ``shanten_batch_{13,14}``: ns per hand of ``shanten_batch`` on random 13- and 14-tile hands
   (input check included);
-* ``incremental_idx``: ns per evaluated hand in the loop of a search: for random 13-tile
-  hands, every draw u and every discard v of the 14 tiles, ``apply_tile_nb`` then
-  ``shanten_idx_nb`` (the stateless form);
-* ``incremental_discards``: the same (u, v) hands through ``draw u`` + one
-  ``discard_shanten_nb`` per u (the part entries a discard does not touch are read once);
+* ``incremental``: ns per evaluated hand in the loop of a search: for random 13-tile hands,
+  every draw u and every discard v of the 14 tiles, ``apply_tile_nb`` then
+  ``shanten_idx_nb`` (and the undo);
 * ``score`` / ``score_waits``: us per call of ``score_nb`` and ``score_waits_nb`` on random
   winning / tenpai hands.
 
@@ -37,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from game.errors import MahjongError  # noqa: E402
 from search.scorer import score_nb, score_waits_nb  # noqa: E402
 from search.shanten import (  # noqa: E402
-    apply_tile_nb, discard_shanten_nb, part_indices_nb, shanten_batch, shanten_idx_nb, tables,
+    apply_tile_nb, part_indices_nb, shanten_batch, shanten_idx_nb, tables,
 )
 
 
@@ -84,30 +82,6 @@ def _draw_discard_idx(hands: np.ndarray, suit: np.ndarray, honor: np.ndarray):
     return acc, cnt
 
 
-@numba.njit(cache=True)
-def _draw_discard_rows(hands: np.ndarray, suit: np.ndarray, honor: np.ndarray):
-    """The same (u, v) hands as :func:`_draw_discard_idx` through discard_shanten_nb."""
-    acc = 0
-    cnt = 0
-    out = np.empty(34, np.int64)
-    for j in range(hands.shape[0]):
-        hand = hands[j]
-        idx = part_indices_nb(hand)
-        for u in range(34):
-            if hand[u] >= 4:
-                continue
-            hand[u] += 1
-            apply_tile_nb(idx, u, 1)
-            discard_shanten_nb(idx, hand, suit, honor, out)
-            for k in range(34):
-                if hand[k] > 0:
-                    acc += out[k]
-                    cnt += 1
-            apply_tile_nb(idx, u, -1)
-            hand[u] -= 1
-    return acc, cnt
-
-
 def _stats(xs: list[float]) -> dict:
     a = np.asarray(xs)
     return {"median": float(np.median(a)), "p90": float(np.percentile(a, 90)),
@@ -136,12 +110,10 @@ def bench(n_hands: int, repeats: int, n_score: int, seed: int, incremental_hands
         res[f"shanten_batch_{size}_ns"], res[f"shanten_batch_{size}_cpu_ns"] = _timed(
             lambda: shanten_batch(hands), n_hands, repeats, 1e9)
     starts = random_hands(rng, incremental_hands, 13)
-    for name, fn in (("incremental_idx", _draw_discard_idx),
-                     ("incremental_discards", _draw_discard_rows)):
-        _, count = fn(starts[:2].copy(), suit, honor)
-        _, count = fn(starts, suit, honor)
-        res[f"{name}_ns"], res[f"{name}_cpu_ns"] = _timed(
-            lambda fn=fn: fn(starts, suit, honor), count, repeats, 1e9)
+    _draw_discard_idx(starts[:2].copy(), suit, honor)
+    _, count = _draw_discard_idx(starts, suit, honor)
+    res["incremental_ns"], res["incremental_cpu_ns"] = _timed(
+        lambda: _draw_discard_idx(starts, suit, honor), count, repeats, 1e9)
     res["incremental_hands_per_repeat"] = int(count)
     if not skip_score:
         _bench_scorer(rng, n_score, repeats, suit, honor, res)

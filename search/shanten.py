@@ -2,13 +2,15 @@
 
 The regular shanten comes from per-part tables (``search/_shanten_tables.py``): a hand's
 four parts (man, pin, sou, honours) are looked up by their base-5 index, which gives each
-part's cost class (126 suit classes, 55 honour classes); reads in small combination tables
-(man+pin and sou+honours in parallel, then the two together) give the replacement number R
-for M melds and one head, and shanten = R - 1 (so -1
-is a complete hand). M = n // 3 for a concealed hand of n tiles: hands with calls (n = 11,
-10, 8, 7, 5, 4, 2, 1) simply need fewer melds. Chiitoitsu and kokushi exist only for closed
+part's cost class (126 suit classes, 55 honour classes). Two reads in small combination
+tables (man+pin and sou+honours, independent of each other) and a third that joins them
+give the replacement number R for M melds and one head; shanten = R - 1 (so -1 is a
+complete hand). M = n // 3 for a concealed hand of n tiles: hands with calls (n = 11, 10,
+8, 7, 5, 4, 2, 1) simply need fewer melds. Chiitoitsu and kokushi exist only for closed
 hands (n = 13 or 14); a quad is one pair, not two (Tenhou). Their counts (pairs, kinds,
-terminal kinds) are bit fields of the same part entries, summed by one addition.
+terminal kinds) are bit fields of the same part entries, summed by one addition, and one
+more read gives the lesser of the two. A whole hand is thus 4 part reads and 4 small-table
+reads with no loop and no data-dependent branch.
 
 Python API: :func:`shanten`, :func:`shanten_regular`, :func:`shanten_chiitoi`,
 :func:`shanten_kokushi`, :func:`shanten_batch`.
@@ -20,11 +22,7 @@ numba API for graph searches (no Python overhead; pass the tables of :func:`tabl
   incremental form; a draw (+1) or a discard (-1) changes one part index by ``5**pos``;
 * ``shanten_idx_nb(idx, suit_tab, honor_tab) -> int``: the least of the three from the
   four indices alone (the part entries also hold pair, kind and tile counts);
-* ``regular_idx_nb(idx, n_melds, suit_tab, honor_tab) -> int``: regular shanten only;
-* ``discard_shanten_nb(idx, counts, suit_tab, honor_tab, out)`` and ``draw_shanten_nb``:
-  the shanten after each discard (each draw) of one tile, into ``out[34]`` (``NO_MOVE`` where
-  the move is not legal), reading only what each move changes (the other parts' entries and
-  their combination are read once).
+* ``regular_idx_nb(idx, n_melds, suit_tab, honor_tab) -> int``: regular shanten only.
 
 Kernels assume a legal hand (<= 4 copies, n % 3 != 0, n <= 14); the Python functions check.
 """
@@ -41,7 +39,6 @@ from search._shanten_tables import (
 )
 
 LEGAL_SIZES = (1, 2, 4, 5, 7, 8, 10, 11, 13, 14)
-NO_MOVE = 99  # what discard_shanten_nb / draw_shanten_nb write for a move that is not legal
 
 
 def tables() -> tuple[np.ndarray, np.ndarray]:
@@ -192,74 +189,6 @@ def regular_idx_nb(idx: np.ndarray, n_melds: int, suit_tab: np.ndarray,
     row = _pair_row(_entry(suit_tab, idx[0]), _entry(suit_tab, idx[1]), suit_tab)
     col = _mixed_col(_entry(suit_tab, idx[2]), _entry(honor_tab, idx[3]), honor_tab)
     return _replacement(row, col, n_melds, honor_tab) - 1
-
-
-@numba.njit(cache=True, inline="always")
-def _moves_nb(idx, counts, delta, suit_tab, honor_tab, out) -> None:
-    """out[k] = shanten after adding ``delta`` (+1 draw, -1 discard) copies of kind k.
-
-    Only the work a move changes is redone: the untouched parts' entries, the man+pin row
-    and the sou+honours column are read once; a move in one part re-reads that part's entry
-    and one combination entry, and adjusts the count sum by the entry's difference.
-    Inlined into its two callers at numba IR level: a call passing five arrays would cost
-    reference-count updates that outweigh the work.
-    """
-    e0 = _entry(suit_tab, idx[0])
-    e1 = _entry(suit_tab, idx[1])
-    e2 = _entry(suit_tab, idx[2])
-    e3 = _entry(honor_tab, idx[3])
-    s = e0 + e1 + e2 + e3
-    row = _pair_row(e0, e1, suit_tab)
-    col = _mixed_col(e2, e3, honor_tab)
-    limit = 4 if delta > 0 else 0  # a draw needs a copy left; a discard needs one held
-    i0 = idx[0]
-    i1 = idx[1]
-    i2 = idx[2]
-    i3 = idx[3]
-    for pos in range(9):
-        step = delta * _KIND_STEP[np.uint64(pos)]
-        k = pos
-        if counts[k] == limit:
-            out[k] = NO_MOVE
-        else:
-            ne = _entry(suit_tab, i0 + step)
-            out[k] = _shanten_parts(_pair_row(ne, e1, suit_tab), col, s - e0 + ne, honor_tab)
-        k = 9 + pos
-        if counts[k] == limit:
-            out[k] = NO_MOVE
-        else:
-            ne = _entry(suit_tab, i1 + step)
-            out[k] = _shanten_parts(_pair_row(e0, ne, suit_tab), col, s - e1 + ne, honor_tab)
-        k = 18 + pos
-        if counts[k] == limit:
-            out[k] = NO_MOVE
-        else:
-            ne = _entry(suit_tab, i2 + step)
-            out[k] = _shanten_parts(row, _mixed_col(ne, e3, honor_tab), s - e2 + ne, honor_tab)
-        k = 27 + pos
-        if pos < 7:
-            if counts[k] == limit:
-                out[k] = NO_MOVE
-            else:
-                ne = _entry(honor_tab, i3 + step)
-                out[k] = _shanten_parts(row, _mixed_col(e2, ne, honor_tab), s - e3 + ne,
-                                        honor_tab)
-
-
-@numba.njit(cache=True)
-def discard_shanten_nb(idx: np.ndarray, counts: np.ndarray, suit_tab: np.ndarray,
-                       honor_tab: np.ndarray, out: np.ndarray) -> None:
-    """out[k] = shanten after discarding one ``k`` from the hand (``idx``, ``counts``);
-    ``NO_MOVE`` where the hand holds no ``k``. ``idx`` and ``counts`` are not changed."""
-    _moves_nb(idx, counts, -1, suit_tab, honor_tab, out)
-
-
-@numba.njit(cache=True)
-def draw_shanten_nb(idx: np.ndarray, counts: np.ndarray, suit_tab: np.ndarray,
-                    honor_tab: np.ndarray, out: np.ndarray) -> None:
-    """out[k] = shanten after drawing one ``k`` (the hand must have room for one more tile);
-    ``NO_MOVE`` where the hand already holds four. ``idx`` and ``counts`` are not changed."""
-    _moves_nb(idx, counts, 1, suit_tab, honor_tab, out)
 
 
 @numba.njit(cache=True)
