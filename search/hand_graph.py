@@ -588,12 +588,13 @@ def _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, depth_cap, max_states, re
     nd, nw = _draws(hands, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
                     draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile, dmap)
     # exchanges: states that share a 3k-tile base
-    slots = 1 << max(4, int(28 * n).bit_length())
+    n_pairs = int(np.count_nonzero(hands[:n]))  # load <= 1/2 with one slot per pair at most
+    slots = 1 << max(4, (2 * n_pairs).bit_length())
     bkeys = np.empty(slots, np.uint64)
     bvals = np.full(slots, EMPTY, np.int32)
     pair_ptr = np.empty(n + 1, np.int64)
-    pair_base = np.empty(14 * n, np.int32)
-    pair_t = np.empty(14 * n, np.int8)
+    pair_base = np.empty(n_pairs, np.int32)
+    pair_t = np.empty(n_pairs, np.int8)
     nb = _bases(hands, hkeys, n, _KEY_R, bkeys, bvals, pair_ptr, pair_base, pair_t)
     mem_ptr = np.empty(nb + 1, np.int64)
     mem_pair = np.empty(int(pair_ptr[n]), np.int32)

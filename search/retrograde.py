@@ -279,7 +279,8 @@ def draw_groups(graph) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndar
     if cached is not None and cached[0] == ident:
         return cached[1]
     nd = graph.draw_tile.shape[0]
-    slots = 1 << max(4, int(2 * nd).bit_length())
+    grouped = int(np.count_nonzero((np.diff(graph.edge_ptr) > 0) | (graph.draw_win >= 0)))
+    slots = 1 << max(4, (2 * grouped).bit_length())
     keys = np.empty(slots, np.uint64)
     vals = np.full(slots, _EMPTY, np.int32)
     draw_h = np.empty(nd, np.int32)
