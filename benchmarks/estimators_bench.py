@@ -19,19 +19,16 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix
 
 def _views(n: int):
     from regressors.datasets import read_record
-    from regressors.replay import TableReplay
+    from regressors.replay import FullReplay
 
     out = []
     for path in sorted(DATA.glob("mjx__*.xml")):
         events = read_record(path)
-        rep = TableReplay()
+        rep = FullReplay()
         for idx, e in enumerate(events):
             if e["type"] == "dahai":
-                v = rep.view(int(e["actor"]))
-                # freeze the shared lists so each view keeps its own table
-                import copy
-
-                out.append(copy.deepcopy(v))
+                # the discarder's TableState, frozen so that each view keeps its own table
+                out.append(rep.view(int(e["actor"])).copy())
                 if len(out) >= n:
                     return out
             rep.update(e, idx)

@@ -41,7 +41,7 @@ SCALE[44] = 1 / 3
 
 
 def encode(view) -> np.ndarray:
-    """uint8[45, 34] planes of ``view`` (a TableState or a replay SeatView)."""
+    """uint8[45, 34] planes of ``view``, one seat's ``game.state.TableState``."""
     x = np.zeros((N_PLANES, 34), dtype=np.uint8)
     hand = np.asarray(view.hand, dtype=np.int64)
     for c in range(4):

@@ -23,9 +23,8 @@ def build_planes(files, progress: bool = False) -> dict[str, np.ndarray]:
     from cnn.estimator_planes import N_PLANES, encode
     from game.tiles import mjai_to_kind
     from regressors.datasets import _future_labels, read_record
-    from regressors.features import n_takes, safe_kinds
-    from regressors.replay import TableReplay
-    from regressors.waits import wait_mask
+    from regressors.features import safe_kinds
+    from regressors.replay import FullReplay
 
     cols: dict[str, list] = {k: [] for k in ("planes", "tenpai", "ron", "riichi", "tile", "ronned", "game")}
     it = list(files)
@@ -37,7 +36,7 @@ def build_planes(files, progress: bool = False) -> dict[str, np.ndarray]:
         events = read_record(Path(path))
         if not events:
             raise RecordError("the record is empty", path=str(path))
-        rep = TableReplay(path=str(path))
+        rep = FullReplay(path=str(path))
         for idx, e in enumerate(events):
             if e.get("type") == "dahai" and rep.in_kyoku and all(rep.known):
                 i = int(e["actor"])
@@ -45,12 +44,11 @@ def build_planes(files, progress: bool = False) -> dict[str, np.ndarray]:
                 ten, ron, rii = [], [], []
                 for k in (1, 2, 3):
                     j = (i + k) % 4
-                    hand = rep.hands[j].astype(np.uint8)
-                    waits = wait_mask(hand, n_takes(rep.melds[j]) == 0) if hand.sum() % 3 == 1 else np.zeros(34, bool)
+                    waits = rep.waits(j)
                     safe = safe_kinds(view, j)
                     ten.append(waits.any())
                     ron.append(waits & ~safe if not (waits & safe).any() else np.zeros(34, bool))
-                    rii.append(rep.riichi[j])
+                    rii.append(view.riichi[j])
                 cols["planes"].append(encode(view))
                 cols["tenpai"].append(ten)
                 cols["ron"].append(np.stack(ron))

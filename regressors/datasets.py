@@ -1,7 +1,7 @@
 """Datasets of the estimators: one row per decision point, labelled from the record's future.
 
-``build_dataset(paths)`` replays every record once (:class:`regressors.replay.TableReplay`,
-all four hands known) and returns a :class:`Dataset` of flat numpy arrays, saved as one
+``build_dataset(paths)`` replays every record once (:class:`regressors.replay.FullReplay`:
+every seat's ``game.state.TableState``, all four hands known) and returns a :class:`Dataset` of flat numpy arrays, saved as one
 compressed ``.npz`` and reused by every training run and by the report:
 
 * ``rank_*``   one row per (start of hand, player): Eq. 1 features, final rank 0..3;
@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from game.errors import MahjongError, RecordError
+from game.tiles import mjai_to_kind
 from regressors import features as F
-from regressors.replay import TableReplay
-from regressors.waits import wait_mask
+from regressors.replay import FullReplay
 
 DATASET_VERSION = 1
 
@@ -195,7 +195,7 @@ def _future_labels(events: list[dict], idx: int, seat: int) -> tuple[bool, bool]
 
 def _game_rows(events: list[dict], g: int, path: str, rows: dict[str, _Rows]) -> None:
     hanchan = is_hanchan(events)
-    rep = TableReplay(path=path)
+    rep = FullReplay(path=path)
     kyoku_starts: list[tuple[list[int], int, int, int, int, int]] = []
     # per-kyoku lookups: its end index, its winners, each seat's discards left
     end_of = np.zeros(len(events), dtype=np.int64)
@@ -242,28 +242,25 @@ def _game_rows(events: list[dict], g: int, path: str, rows: dict[str, _Rows]) ->
                              y=final[p] - 1, game=g)
 
 
-def _discard_rows(rep: TableReplay, events: list[dict], idx: int, e: dict, g: int,
+def _discard_rows(rep: FullReplay, events: list[dict], idx: int, e: dict, g: int,
                   rows: dict[str, _Rows], t_left: int, winners: set[int]) -> None:
     i = int(e["actor"])
     if not all(rep.known):
         return
-    from game.tiles import mjai_to_kind
-
     tile = mjai_to_kind(e["pai"])
-    view = rep.view(i)
-    # the observer's unseen counts as they were before it discards this tile
+    view = rep.view(i)  # seat i's own state, before it discards this tile
     ronned, ended = _future_labels(events, idx, i)
     others = [(i + k) % 4 for k in (1, 2, 3)]
     tf, riichi, takes, tenpai, cat_t, safes, nconc, ronnable_t = [], [], [], [], [], [], [], []
     for j in others:
-        hand = rep.hands[j].astype(np.uint8)
-        nt = F.n_takes(rep.melds[j])
+        hand = rep.concealed(j)
+        nt = F.n_takes(view.melds[j])
         closed = nt == 0
-        waits = wait_mask(hand, closed) if hand.sum() % 3 == 1 else np.zeros(34, bool)
+        waits = rep.waits(j)
         safe = F.safe_kinds(view, j)
         can_ron = waits & ~safe if not (waits & safe).any() else np.zeros(34, bool)
         tf.append(F.tenpai_features(view, j))
-        riichi.append(rep.riichi[j])
+        riichi.append(view.riichi[j])
         takes.append(nt)
         tenpai.append(bool(waits.any()))
         cats, unseen = F.wait_categories(view, j)
@@ -273,15 +270,15 @@ def _discard_rows(rep: TableReplay, events: list[dict], idx: int, e: dict, g: in
         nconc.append(int(hand.sum()))
         if closed and waits.any():
             rows["wait"].add(cat=cats.astype(np.int8), unseen=unseen.astype(np.int8),
-                             y=can_ron, riichi=rep.riichi[j], game=g)
-    shanten = _shanten(rep.hands[i])
+                             y=can_ron, riichi=view.riichi[j], game=g)
+    shanten = _shanten(view.hand)
     t_max = 1 + view.tiles_left // 4
     r = min(1.0, t_left / t_max)
     rows["dec"].add(tf=np.stack(tf), riichi=riichi, takes=takes, tenpai=tenpai, cat_t=cat_t,
                     safe=np.stack(safes), nconc=nconc, unseen=view.unseen.astype(np.int8), ronnable_t=ronnable_t, tile=tile, unseen_t=int(view.unseen[tile]),
                     ronned=ronned, ended=ended, ratio=r, ratio_ok=i not in winners,
-                    ctx=np.array([view.tiles_left, len(rep.discards[i]), F.n_takes(rep.melds[i]),
-                                  rep.riichi[i], shanten], dtype=np.float32),
+                    ctx=np.array([view.tiles_left, len(view.discards[i]), F.n_takes(view.melds[i]),
+                                  view.riichi[i], shanten], dtype=np.float32),
                     wv=np.stack([F.win_value_features(view, j) for j in others]), game=g)
 
 
@@ -292,7 +289,7 @@ def _shanten(counts: np.ndarray) -> int:
     return int(riichienv.calculate_shanten(ids))
 
 
-def _win_row(rep: TableReplay, e: dict, g: int, rows: dict[str, _Rows]) -> None:
+def _win_row(rep: FullReplay, e: dict, g: int, rows: dict[str, _Rows]) -> None:
     j = int(e["actor"])
     deltas = e.get("deltas")
     if not deltas:
@@ -304,7 +301,7 @@ def _win_row(rep: TableReplay, e: dict, g: int, rows: dict[str, _Rows]) -> None:
         gain = -int(deltas[int(e["target"])]) - rep.honba * 300
     if gain <= 0:
         return
-    view = rep.view(j)
+    view = rep.table  # public fields only: any followed seat's state
     rows["win"].add(x=F.win_value_features(view, j), points=gain,
                     cls=point_class(gain, j == rep.dealer), dealer=j == rep.dealer,
                     tsumo=e.get("target", j) == j, game=g)

@@ -1,19 +1,25 @@
 """Feature functions of the estimators, on one seat's view of the table.
 
-Every function reads only names of the TableState contract (``discards``, ``melds``,
-``riichi``, ``unseen``, ``tiles_left``, ``scores``, ``dealer``, ...), so it runs on
-``game.state.TableState`` at play time and on :class:`regressors.replay.SeatView` when a
-dataset is built from records. Features are plain float32 vectors with fixed names, saved
-beside the coefficients so a model file and the code can be checked against each other.
+``view`` is a :class:`game.state.TableState`: the player's own at play time, and the
+discarding seat's own one of :class:`regressors.replay.FullReplay` when a dataset is built
+from records, so training and play read the very same fields (``discards``, ``melds``,
+``riichi``, ``riichi_turn``, ``unseen``, ``tiles_left``, ``dealer``, ...). Tiles are read
+as kinds (``id // 4``) and red fives by their ids (game/tiles.py ``RED_IDS``). Features are
+plain float32 vectors with fixed names, saved beside the coefficients so a model file and
+the code can be checked against each other.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from game.tiles import dora_from_indicator
+from game.tiles import RED_IDS, dora_from_indicator
+
+if TYPE_CHECKING:
+    from game.state import TableState
 
 TAKES = ("chi", "pon", "daiminkan", "kakan")
 MIDDLE = np.zeros(34, dtype=bool)
@@ -32,14 +38,14 @@ def n_takes(melds: Sequence) -> int:
     return sum(1 for m in melds if m.type in TAKES)
 
 
-def dora_kinds(view) -> np.ndarray:
+def dora_kinds(view: TableState) -> np.ndarray:
     out = np.zeros(34, dtype=np.int8)
     for ind in view.dora_indicators:
         out[dora_from_indicator(ind // 4)] += 1
     return out
 
 
-def yakuhai_kinds(view, seat: int) -> np.ndarray:
+def yakuhai_kinds(view: TableState, seat: int) -> np.ndarray:
     """Dragons, the round wind and the seat's own wind."""
     out = np.zeros(34, dtype=bool)
     out[31:34] = True
@@ -58,7 +64,7 @@ TENPAI_FEATURES = (
 )
 
 
-def tenpai_features(view, j: int) -> np.ndarray:
+def tenpai_features(view: TableState, j: int) -> np.ndarray:
     """Features of seat ``j`` being tenpai now, from its discards, calls and the table.
 
     Plain Python on the short discard list: small numpy arrays cost more than they save.
@@ -96,7 +102,7 @@ def tenpai_features(view, j: int) -> np.ndarray:
     ], dtype=np.float32)
 
 
-def _last_take_turn(view, j: int) -> int | None:
+def _last_take_turn(view: TableState, j: int) -> int | None:
     """About how many discards j had made at its last take (None without takes).
 
     Read from public fields only (the called discard's turn in the giver's pond), so it is
@@ -134,7 +140,7 @@ WAIT_CAT_NAMES = (
 )
 
 
-def safe_kinds(view, j: int) -> np.ndarray:
+def safe_kinds(view: TableState, j: int) -> np.ndarray:
     """Kinds j cannot ron: its own discards (furiten), and for a riichi player every kind
     discarded by anyone after its declaration (it passed on them)."""
     safe = np.zeros(34, dtype=bool)
@@ -173,7 +179,7 @@ _LO, _HI, _N, _GROUP, _NA, _NB = _suji_tables()
 _SINGLE_SIDED = ~np.isin(_N, (4, 5, 6))
 
 
-def wait_categories(view, j: int) -> tuple[np.ndarray, np.ndarray]:
+def wait_categories(view: TableState, j: int) -> tuple[np.ndarray, np.ndarray]:
     """(category[34], unseen[34]) of each kind as a wait of closed seat ``j``.
 
     Suji is read against j's own discards; "no chance" (kabe) when every copy of a kind
@@ -246,7 +252,7 @@ HAND_END_FEATURES = ("riichi_others", "sum_pt", "max_pt", "tiles_left", "last_go
                      "own_turn", "any_open_pt")
 
 
-def hand_end_features(view, seat: int, pt: np.ndarray) -> np.ndarray:
+def hand_end_features(view: TableState, seat: int, pt: np.ndarray) -> np.ndarray:
     """Features of "the hand ends before seat's next turn"; ``pt`` = P_T of the 3 others
     (in the order seat+1, seat+2, seat+3; riichi players count as 1)."""
     others = [(seat + k) % 4 for k in (1, 2, 3)]
@@ -261,7 +267,7 @@ def hand_end_features(view, seat: int, pt: np.ndarray) -> np.ndarray:
 HORIZON_FEATURES = HAND_END_FEATURES + ("own_shanten", "own_takes", "own_riichi")
 
 
-def horizon_features(view, seat: int, pt: np.ndarray, shanten: int) -> np.ndarray:
+def horizon_features(view: TableState, seat: int, pt: np.ndarray, shanten: int) -> np.ndarray:
     """Features of the ratio r = T'/T_max (Sec. VI-C): the hand-end ones plus own progress."""
     base = hand_end_features(view, seat, pt)
     return np.concatenate([base, np.array([min(max(shanten, 0), 4) / 4.0,
@@ -273,7 +279,7 @@ WIN_VALUE_FEATURES = ("is_dealer", "riichi", "takes", "dora_indicators", "dora_i
                       "red_in_melds", "yakuhai_melds", "flush_melds", "turn", "closed_kans")
 
 
-def win_value_features(view, j: int) -> np.ndarray:
+def win_value_features(view: TableState, j: int) -> np.ndarray:
     """Features of the points of seat ``j``'s win, from what is public."""
     melds = view.melds[j]
     dora = dora_kinds(view)
@@ -283,7 +289,7 @@ def win_value_features(view, j: int) -> np.ndarray:
     return np.array([
         float(j == view.dealer), float(view.riichi[j]), n_takes(melds), len(view.dora_indicators),
         float(sum(int(dora[k]) for k in meld_kinds)),
-        float(sum(1 for m in melds for t in m.tiles if t in (16, 52, 88))),
+        float(sum(1 for m in melds for t in m.tiles if t in RED_IDS)),
         float(sum(1 for m in melds if m.type != "chi" and yak[m.tiles[0] // 4])),
         float(len(suits) <= 1 and len(melds) > 0), len(view.discards[j]) / 18.0,
         float(sum(1 for m in melds if m.type == "ankan")),

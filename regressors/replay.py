@@ -1,239 +1,136 @@
 """Full-information replay of an mjai record, for labelling the estimators' datasets.
 
-The MDP player sees the table through one seat's ``game.state.TableState``; to label a
-record we also need what the seat cannot see (every concealed hand, hence who was tenpai and
-on what). :class:`TableReplay` follows every mjai event of a record with all four hands and
-hands out :class:`SeatView` objects: one seat's knowledge under the same attribute names as
-the TableState contract (``discards``, ``melds``, ``riichi``, ``unseen``, ``tiles_left``, ...),
-so the feature functions of :mod:`regressors.features` run unchanged on either.
+The player sees the table through one seat's :class:`game.state.TableState`; labelling a
+record also needs what that seat cannot see: every concealed hand, hence who was tenpai and
+on what. :class:`FullReplay` is four ``TableState`` objects, seat ``s`` fed
+``game.state.seat_view(event, s)``. Seat ``i``'s state is seat ``i``'s view of the table
+(the feature side, exactly what the player gets at play time); each seat's own concealed
+tiles give the labels. The layer adds only what needs all four hands at once: the concealed
+counts of every seat and their waits.
 
-Tiles are kept as kinds; an id is ``4 * kind`` (+1 for a plain five) so ``id // 4`` is the
-kind and the red ids of game/tiles.py stay red.
+Records that hide a seat's tiles (``?`` in its deal or its own draw, e.g. a log written from
+one player's seat) are followed for the seats they show; that seat is not ``known`` until
+the next hand, and rows needing every hand are skipped by the datasets.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from game.errors import RecordError
-from game.tiles import mjai_to_kind
+from game.state import TableState, seat_view
+from regressors.features import n_takes
+from regressors.waits import wait_mask
 
-LIVE_WALL = 70  # 136 tiles - 14 dead wall - 52 dealt
-
-
-@dataclass
-class Discard:
-    tile: int
-    kind: int
-    tsumogiri: bool
-    turn: int
-    called: bool = False
-    riichi: bool = False
+# Fields every seat's state holds alike (the public table), read from any followed seat.
+_PUBLIC = frozenset({
+    "scores", "dealer", "round_wind", "kyoku", "honba", "kyotaku", "discards", "melds",
+    "riichi", "riichi_turn", "dora_indicators", "tiles_left", "turns", "last_discard",
+    "in_kyoku", "names",
+})
 
 
-@dataclass
-class Meld:
-    type: str
-    tiles: list[int]
-    called: int | None
-    from_seat: int | None
+class FullReplay:
+    """Every seat's :class:`TableState` of one record, updated together, event by event.
 
+    The public fields of the table (``scores``, ``discards``, ``melds``, ``riichi``,
+    ``tiles_left``, ``in_kyoku``, ... as listed in ``_PUBLIC``) are read through to the
+    state of a followed seat.
+    """
 
-def _tid(name: str) -> int:
-    kind = mjai_to_kind(name)
-    return 4 * kind + (1 if kind in (4, 13, 22) and not name.endswith("r") else 0)
-
-
-@dataclass
-class SeatView:
-    """What ``seat`` knows (TableState contract names); shares lists with the replay."""
-
-    seat: int
-    dealer: int
-    round_wind: int
-    kyoku: int
-    honba: int
-    kyotaku: int
-    scores: list[int]
-    hand: np.ndarray
-    discards: list[list[Discard]]
-    melds: list[list[Meld]]
-    riichi: list[bool]
-    riichi_turn: list[int | None]
-    dora_indicators: list[int]
-    tiles_left: int
-    unseen: np.ndarray
-    turns: list[int]
-
-
-@dataclass
-class TableReplay:
-    """Every seat's hand and the public table, event by event."""
-
-    scores: list[int] = field(default_factory=lambda: [25000] * 4)
-    path: str | None = None
-
-    def __post_init__(self) -> None:
-        self.in_kyoku = False
+    def __init__(self, path: str | None = None):
+        self.path = path
+        self.states = [TableState(s) for s in range(4)]
+        self.known = [True] * 4  # whether the record shows seat s's concealed tiles
         self.index = -1
 
-    # --- errors -------------------------------------------------------------------------
-    def _fail(self, msg: str) -> None:
-        raise RecordError(msg, path=self.path, position=f"event {self.index}")
+    def __getattr__(self, name: str) -> Any:
+        if name in _PUBLIC:
+            return getattr(self.table, name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 
-    # --- events ---------------------------------------------------------------------------
-    def update(self, event: dict, index: int | None = None) -> None:
+    # --- events -------------------------------------------------------------------------
+
+    def update(self, event: dict[str, Any], index: int | None = None) -> None:
+        """Apply one mjai event of the record to every followed seat.
+
+        Raises :class:`RecordError` naming the record and the event's index when a seat's
+        state rejects the event (a tile not in hand, a call of no discard, ...).
+        """
         self.index = self.index + 1 if index is None else index
-        kind = event.get("type")
-        handler = getattr(self, f"_on_{kind}", None)
-        if handler is None:
-            self._fail(f"unknown event type {kind!r}")
-        try:
-            handler(event)
-        except (KeyError, TypeError, ValueError) as exc:  # TileError is a ValueError
-            self._fail(f"malformed {kind} event: {exc}")
+        kind = event.get("type") if isinstance(event, dict) else None
+        if kind == "start_kyoku":
+            self._start_hand(event)
+        elif kind == "tsumo" and event.get("pai") == "?":
+            self._hide(event.get("actor"))
+        for s, state in enumerate(self.states):
+            if self.known[s]:
+                try:
+                    state.update(seat_view(event, s))
+                except RecordError as exc:
+                    raise self._error(_reason(exc)) from None
 
-    def _on_start_game(self, e: dict) -> None:
-        self.in_kyoku = False
+    def _start_hand(self, event: dict[str, Any]) -> None:
+        tehais = event.get("tehais")
+        if not isinstance(tehais, list) or len(tehais) != 4:
+            raise self._error(f"start_kyoku without four deals: {event!r}")
+        self.known = [isinstance(t, list) and "?" not in t for t in tehais]
+        if not any(self.known):
+            raise self._error("the record hides every seat's deal; the estimators need a "
+                              "record that shows at least one seat's tiles")
 
-    def _on_start_kyoku(self, e: dict) -> None:
-        self.round_wind = "ESWN".index(e["bakaze"])
-        self.kyoku = int(e["kyoku"]) - 1
-        self.dealer = int(e["oya"])
-        self.honba = int(e["honba"])
-        self.kyotaku = int(e["kyotaku"])
-        self.scores = [int(s) for s in e["scores"]]
-        self.hands = np.zeros((4, 34), dtype=np.int16)
-        self.known = [True] * 4
-        for s, tiles in enumerate(e["tehais"]):
-            if len(tiles) != 13:
-                self._fail(f"seat {s} is dealt {len(tiles)} tiles")
-            for name in tiles:
-                if name == "?":
-                    self.known[s] = False
-                else:
-                    self.hands[s, mjai_to_kind(name)] += 1
-        self.discards: list[list[Discard]] = [[] for _ in range(4)]
-        self.melds: list[list[Meld]] = [[] for _ in range(4)]
-        self.riichi = [False] * 4
-        self.riichi_turn: list[int | None] = [None] * 4
-        self.declared = [False] * 4
-        self.dora_indicators = [_tid(e["dora_marker"])]
-        self.public = np.zeros(34, dtype=np.int16)
-        self.public[mjai_to_kind(e["dora_marker"])] += 1
-        self.draws = 0
-        self.turns = [0] * 4
-        self.last_discard: tuple[int, int] | None = None
-        self.in_kyoku = True
+    def _hide(self, actor: Any) -> None:
+        if actor in range(4) and self.known[actor]:
+            if sum(self.known) == 1:
+                raise self._error(f"the record hides the draw of seat {actor}, the only seat "
+                                  "whose tiles it showed")
+            self.known[actor] = False
 
-    def _take(self, seat: int, name: str) -> int:
-        k = mjai_to_kind(name)
-        if self.known[seat]:
-            if self.hands[seat, k] <= 0:
-                self._fail(f"seat {seat} has no {name} to use")
-            self.hands[seat, k] -= 1
-        return k
-
-    def _on_tsumo(self, e: dict) -> None:
-        a = int(e["actor"])
-        self.draws += 1
-        if e["pai"] != "?":
-            self.hands[a, mjai_to_kind(e["pai"])] += 1
-        else:
-            self.known[a] = False
-
-    def _on_dahai(self, e: dict) -> None:
-        a = int(e["actor"])
-        k = self._take(a, e["pai"])
-        self.discards[a].append(Discard(_tid(e["pai"]), k, bool(e.get("tsumogiri", False)),
-                                        self.turns[a], riichi=self.declared[a] and not self.riichi[a]))
-        self.turns[a] += 1
-        self.public[k] += 1
-        self.last_discard = (a, _tid(e["pai"]))
-
-    def _call(self, e: dict) -> None:
-        a, target = int(e["actor"]), int(e["target"])
-        if not self.discards[target]:
-            self._fail(f"seat {a} calls a discard that seat {target} never made")
-        self.discards[target][-1].called = True
-        tiles = [_tid(n) for n in e["consumed"]]
-        for n in e["consumed"]:
-            self.public[self._take(a, n)] += 1
-        self.melds[a].append(Meld(e["type"], tiles + [_tid(e["pai"])], _tid(e["pai"]), target))
-
-    _on_chi = _call
-    _on_pon = _call
-    _on_daiminkan = _call
-
-    def _on_ankan(self, e: dict) -> None:
-        a = int(e["actor"])
-        for n in e["consumed"]:
-            self.public[self._take(a, n)] += 1
-        self.melds[a].append(Meld("ankan", [_tid(n) for n in e["consumed"]], None, None))
-
-    def _on_kakan(self, e: dict) -> None:
-        a = int(e["actor"])
-        k = self._take(a, e["pai"])
-        self.public[k] += 1
-        for m in self.melds[a]:
-            if m.type == "pon" and m.tiles[0] // 4 == k:
-                m.type = "kakan"
-                m.tiles.append(_tid(e["pai"]))
-                return
-        self._fail(f"seat {a} adds {e['pai']} to no pon")
-
-    def _on_dora(self, e: dict) -> None:
-        self.dora_indicators.append(_tid(e["dora_marker"]))
-        self.public[mjai_to_kind(e["dora_marker"])] += 1
-
-    def _on_reach(self, e: dict) -> None:
-        self.declared[int(e["actor"])] = True
-
-    def _on_reach_accepted(self, e: dict) -> None:
-        a = int(e["actor"])
-        self.riichi[a] = True
-        self.riichi_turn[a] = self.turns[a] - 1
-        if self.discards[a]:
-            self.discards[a][-1].riichi = True
-        if "scores" in e or "deltas" in e:
-            self._apply_deltas(e)
-        else:
-            self.scores[a] -= 1000
-        self.kyotaku += 1
-
-    def _apply_deltas(self, e: dict) -> None:
-        if "deltas" in e:
-            self.scores = [s + int(d) for s, d in zip(self.scores, e["deltas"])]
-        if "scores" in e:
-            self.scores = [int(s) for s in e["scores"]]
-
-    def _on_hora(self, e: dict) -> None:
-        self._apply_deltas(e)
-        self.kyotaku = 0
-
-    def _on_ryukyoku(self, e: dict) -> None:
-        self._apply_deltas(e)
-
-    def _on_end_kyoku(self, e: dict) -> None:
-        self.in_kyoku = False
-
-    def _on_end_game(self, e: dict) -> None:
-        if "scores" in e:
-            self.scores = [int(s) for s in e["scores"]]
+    def _error(self, message: str) -> RecordError:
+        return RecordError(message, path=self.path, position=f"event {self.index}")
 
     # --- queries --------------------------------------------------------------------------
+
     @property
-    def tiles_left(self) -> int:
-        return LIVE_WALL - self.draws
+    def table(self) -> TableState:
+        """A followed seat's state, for the public fields (the same in every seat's)."""
+        return self.states[self.known.index(True)]
+
+    def view(self, seat: int) -> TableState:
+        """Seat ``seat``'s own view of the table: its live state (``.copy()`` to keep it)."""
+        if not self.known[seat]:
+            raise self._error(f"the record hides seat {seat}'s tiles")
+        return self.states[seat]
 
     def concealed(self, seat: int) -> np.ndarray:
-        return self.hands[seat]
+        """uint8[34] concealed counts of ``seat`` (the drawn tile included); zero if hidden."""
+        if not self.known[seat]:
+            return np.zeros(34, dtype=np.uint8)
+        return self.states[seat].hand
 
-    def view(self, seat: int) -> SeatView:
-        """One seat's knowledge now (lists are shared, not copied: read it before updating)."""
-        unseen = np.clip(4 - self.public - self.hands[seat], 0, 4).astype(np.uint8)
-        return SeatView(seat, self.dealer, self.round_wind, self.kyoku, self.honba, self.kyotaku,
-                        list(self.scores), self.hands[seat].astype(np.uint8), self.discards,
-                        self.melds, self.riichi, self.riichi_turn, self.dora_indicators,
-                        self.tiles_left, unseen, self.turns)
+    @property
+    def hands(self) -> np.ndarray:
+        """uint8[4, 34]: every seat's concealed counts (a new array)."""
+        return np.stack([self.concealed(s) for s in range(4)])
+
+    @property
+    def public(self) -> np.ndarray:
+        """int[34]: copies of each kind on the table (rivers, melds, dora indicators)."""
+        t = self.table
+        return 4 - t.unseen.astype(np.int64) - t.hand
+
+    def waits(self, seat: int) -> np.ndarray:
+        """bool[34]: kinds completing ``seat``'s concealed 3n+1 tiles (shape only, no yaku;
+        a kind all four of whose copies it holds is no wait); none while it holds 3n+2."""
+        hand = self.concealed(seat)
+        if hand.sum() % 3 != 1:
+            return np.zeros(34, dtype=bool)
+        return wait_mask(hand, n_takes(self.table.melds[seat]) == 0)
+
+
+def _reason(exc: RecordError) -> str:
+    """The message of a state's RecordError without its own (state-counted) position."""
+    text = str(exc)
+    prefix = f"{exc.position}: " if exc.position and exc.path is None else ""
+    return text[len(prefix):] if prefix and text.startswith(prefix) else text

@@ -8,7 +8,7 @@ import pytest
 
 from game.errors import ModelFileError, RecordError
 from regressors.datasets import read_record
-from regressors.replay import TableReplay
+from regressors.replay import FullReplay
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PHOENIX = sorted((DATA / "phoenix" / "mjlog").glob("mjx__*.xml"))
@@ -25,7 +25,7 @@ def test_planes_agree_with_the_replay():
     from cnn.estimator_planes import N_PLANES, encode
 
     events = read_record(PHOENIX[0])
-    rep = TableReplay()
+    rep = FullReplay()
     checked = 0
     for idx, e in enumerate(events):
         if e["type"] == "dahai":
@@ -81,7 +81,7 @@ def test_a_few_training_steps_lower_the_loss_and_round_trip(planes, tmp_path):
     np.testing.assert_allclose(a[1], b[1], atol=1e-6)
     # batched views: shapes, ranges, own seat zero, riichi seats tenpai
     events = read_record(PHOENIX[1])
-    rep = TableReplay()
+    rep = FullReplay()
     views = []
     for idx, e in enumerate(events):
         if e["type"] == "dahai" and len(views) < 8:

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from game.errors import ModelFileError, RecordError
+from game.state import Discard
 from game.tiles import mjai_to_kind
 from regressors import features as F
 from regressors.datasets import Dataset, build_dataset, read_record
 from regressors.enumerate_waits import open_wait_probs, tenpai_shapes
-from regressors.replay import Discard, TableReplay
+from regressors.replay import FullReplay
 from regressors.waits import is_complete, wait_mask
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -138,7 +139,7 @@ def test_wait_categories_match_a_per_tile_reference():
 @pytest.mark.parametrize("path", PHOENIX[:6], ids=lambda p: p.name)
 def test_replay_follows_tenhou_scores_and_wins(path):
     events = read_record(path)
-    rep = TableReplay(path=str(path))
+    rep = FullReplay(path=str(path))
     wins = 0
     for idx, e in enumerate(events):
         if e["type"] == "hora":
@@ -157,6 +158,63 @@ def test_replay_follows_tenhou_scores_and_wins(path):
             assert rep.hands[a].sum() == 13 - 3 * len(rep.melds[a])
     assert rep.scores == events[-1]["scores"]
     assert wins > 0
+
+
+@pytest.mark.parametrize("path", PHOENIX[6:8], ids=lambda p: p.name)
+def test_replay_waits_match_riichienv_on_every_hand(path):
+    # two implementations: our numba wait_mask (the labels) and riichienv's HandEvaluator
+    # (TableState.waits), on every seat's concealed tiles after every discard
+    rep = FullReplay(path=str(path))
+    checked = tenpai = 0
+    for idx, e in enumerate(read_record(path)):
+        rep.update(e, idx)
+        if e["type"] == "dahai":
+            for j in range(4):
+                ours = set(np.nonzero(rep.waits(j))[0].tolist())
+                assert ours == set(rep.states[j].waits), (path.name, idx, j)
+                checked += 1
+                tenpai += bool(ours)
+    assert checked > 1000 and tenpai > 100
+
+
+def test_replay_of_a_record_written_from_one_seat(tmp_path):
+    from game.state import TableState, seat_view
+
+    events = read_record(PHOENIX[0])
+    mine = [seat_view(e, 0) for e in events]  # others' deals and draws shown as "?"
+    rep, alone = FullReplay(path="seat0.mjson"), TableState(0)
+    for idx, e in enumerate(mine):
+        rep.update(e, idx)
+        alone.update(e)
+        if e["type"] == "dahai":
+            assert rep.known == [True, False, False, False]
+            np.testing.assert_array_equal(rep.concealed(0), alone.hand)
+            np.testing.assert_array_equal(rep.view(0).unseen, alone.unseen)
+            assert not rep.concealed(2).any() and not rep.waits(2).any()
+            with pytest.raises(RecordError, match=f"seat0.mjson:event {idx}: .*seat 1"):
+                rep.view(1)
+        if e["type"] in ("hora", "ryukyoku") and "scores" in e:
+            assert rep.scores == e["scores"]
+    assert rep.scores == events[-1]["scores"]
+    path = tmp_path / "seat0.mjson"
+    path.write_text("".join(json.dumps(e) + "\n" for e in mine))
+    with pytest.raises(RecordError, match="all hands known"):
+        build_dataset([path])
+
+
+def test_replay_errors_name_the_record_and_event():
+    events = read_record(PHOENIX[0])
+    idx = next(i for i, e in enumerate(events) if e["type"] == "dahai" and i > 40)
+    a = events[idx]["actor"]
+    rep = FullReplay(path="game.xml")
+    for i, e in enumerate(events[:idx]):
+        rep.update(e, i)
+    absent = next(n for n in ("E", "S", "W", "N", "P", "F", "C", "1m", "9m", "1p", "9p", "1s", "9s")
+                  if rep.concealed(a)[mjai_to_kind(n)] == 0)
+    with pytest.raises(RecordError, match=f"game.xml:event {idx}: seat {a}: .*no {absent}"):
+        rep.update({**events[idx], "pai": absent, "tsumogiri": False}, idx)
+    with pytest.raises(RecordError, match="hides every seat"):
+        FullReplay().update({**events[1], "tehais": [["?"] * 13] * 4})
 
 
 def test_dataset_labels_obey_the_rules(small_ds):
@@ -255,7 +313,7 @@ def test_shipped_defaults_load_and_answer_a_decision():
     with pytest.raises(ModelFileError):
         load_default("nonexistent")
     events = read_record(PHOENIX[0])
-    rep = TableReplay()
+    rep = FullReplay()
     seen = 0
     for idx, e in enumerate(events):
         if e["type"] == "dahai" and seen < 5 and len(rep.discards[e["actor"]]) > 6:
