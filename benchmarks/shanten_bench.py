@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hands", type=int, default=1_000_000, help="hands per shanten batch")
     ap.add_argument("--incremental-hands", type=int, default=2000,
-                    help="13-tile starts for the incremental loops (about 400 (u, v) hands each)")
+                    help="13-tile starts for the incremental loop (about 400 (u, v) hands each)")
     ap.add_argument("--repeats", type=int, default=7, help="timed repeats (median/p90 over them)")
     ap.add_argument("--score-hands", type=int, default=2000, help="winning hands for the scorer")
     ap.add_argument("--skip-score", action="store_true", help="time the shanten only")

@@ -25,6 +25,10 @@ numba API for graph searches (no Python overhead; pass the tables of :func:`tabl
 * ``regular_idx_nb(idx, n_melds, suit_tab, honor_tab) -> int``: regular shanten only.
 
 Kernels assume a legal hand (<= 4 copies, n % 3 != 0, n <= 14); the Python functions check.
+
+numba's on-disk cache (``cache=True``) of a kernel in another module that calls these ones is
+keyed on that module's source only: after changing a kernel or the table layout here (with the
+same argument types), delete the callers' cached ``*.nbi``/``*.nbc`` files in ``__pycache__``.
 """
 from __future__ import annotations
 
