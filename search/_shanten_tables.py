@@ -54,6 +54,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from search._numba_cache import cache_root
+
 TABLE_VERSION = 5
 SUIT_SIZE = 5 ** 9
 HONOR_SIZE = 5 ** 7
@@ -282,14 +284,7 @@ def build_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _cache_dirs() -> list[Path]:
-    dirs = []
-    env = os.environ.get("MAHJONG_MDP_CACHE")
-    if env:
-        dirs.append(Path(env))
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    dirs.append(Path(base) / "mahjong-mdp")
-    dirs.append(Path(__file__).resolve().parent / "_cache")
-    return dirs
+    return [cache_root(), Path(__file__).resolve().parent / "_cache"]
 
 
 def _file_name() -> str:

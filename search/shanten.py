@@ -26,9 +26,9 @@ numba API for graph searches (no Python overhead; pass the tables of :func:`tabl
 
 Kernels assume a legal hand (<= 4 copies, n % 3 != 0, n <= 14); the Python functions check.
 
-numba's on-disk cache (``cache=True``) of a kernel in another module that calls these ones is
-keyed on that module's source only: after changing a kernel or the table layout here (with the
-same argument types), delete the callers' cached ``*.nbi``/``*.nbc`` files in ``__pycache__``.
+numba's on-disk cache of a kernel in another module that calls these ones is keyed on that
+module's source only, so ``search/_numba_cache.py`` names the cache folder after a digest of
+all of ``search/``'s sources: a change here recompiles every caller.
 """
 from __future__ import annotations
 
