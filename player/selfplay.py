@@ -17,7 +17,6 @@ import gzip
 import json
 import multiprocessing as mp
 import os
-import random
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -125,23 +124,6 @@ def run_pool(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int,
 _AGENTS: dict[tuple[str, int], Any] = {}
 
 
-def reseed(agent: Any, seed: int) -> None:
-    """Put an agent's randomness in the state its constructor would give for ``seed``.
-
-    An agent with a ``reseed(seed)`` method is asked to do it; otherwise an ``rng`` attribute
-    (``random.Random`` or a numpy ``Generator``) is reseeded. Agents without either are
-    taken to be deterministic (efficiency, cnn-bot).
-    """
-    if callable(getattr(agent, "reseed", None)):
-        agent.reseed(seed)
-        return
-    rng = getattr(agent, "rng", None)
-    if isinstance(rng, random.Random):
-        rng.seed(seed)
-    elif isinstance(rng, np.random.Generator):
-        agent.rng = np.random.default_rng(seed)
-
-
 def get_agent(name: str, seat: int, seed: int) -> Any:
     """This process's agent ``name`` for ``seat``, built once, reseeded for every game."""
     from player.registry import make_agent
@@ -150,7 +132,7 @@ def get_agent(name: str, seat: int, seed: int) -> Any:
     if agent is None:
         agent = _AGENTS[(name, seat)] = make_agent(name, seed=seed)
     else:
-        reseed(agent, seed)
+        agent.reseed(seed)
     return agent
 
 
@@ -159,7 +141,7 @@ def play(names: Sequence[str], seed: int, agent_seeds: Sequence[int], hanchan: b
 
     A game's outcome is a function of its seeds alone, whichever worker plays it and whatever
     it played before (needed for ``--resume``): ``start_game`` makes an agent forget the last
-    game (the Agent contract) and :func:`reseed` resets its randomness.
+    game and ``reseed`` resets its randomness (the Agent contract).
     """
     from game.match import play_game
 

@@ -23,6 +23,14 @@ class Agent:
         """A new game begins with this agent at ``seat``; forget everything."""
         self.seat = seat
 
+    def reseed(self, seed: int) -> None:
+        """Put the agent's randomness where its constructor would with ``seed``.
+
+        Match runners reuse one agent for many games (building one can cost more than a
+        game), so a game's outcome must depend on its seeds alone. Deterministic agents
+        need not override this.
+        """
+
     def observe(self, event: Event) -> None:
         """One mjai event this seat may see, in game order."""
 

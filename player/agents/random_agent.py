@@ -21,3 +21,6 @@ class RandomAgent(Agent):
 
     def act(self, legal: list[Event]) -> Event:
         return legal[self.rng.randrange(len(legal))]
+
+    def reseed(self, seed: int) -> None:
+        self.rng.seed(seed)
