@@ -1,11 +1,11 @@
 """Shared driver of the graph MDPs: run the retrograde kernel and read the root's actions."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from abstractions.params import MDPParams, win_payoffs
+from abstractions.params import MDPParams, _call_payoff, win_payoffs
 from search.hand_graph import HandGraph, is_complete
 from search.retrograde import N_OUT, OUTCOMES, solve
 
@@ -15,12 +15,17 @@ class RootValues:
     """Values of the root's actions and the ending probabilities under the optimal policy.
 
     For a ``3k+2`` root (after a draw): ``discards[t]`` is Q of discarding kind ``t`` (Eq. 7 /
-    Eq. 4) and ``tsumo`` the win payoff when the hand is complete. For a ``3k+1`` root (between
-    turns or at an opponent's discard): ``stay`` is the tau_F value (the value of the hand after
-    the action, Eq. 16) and ``pass_`` the value of passing a discard (Eq. 9).
-    ``probs`` maps each action name (a kind, ``"tsumo"``, ``"stay"``, ``"pass"``) to the
-    probabilities of ``OUTCOMES`` (win, lose, other_win, tenpai_washout, noten_washout, fold).
-    ``VF``/``ED`` are the per-(state, k) values of the whole graph.
+    Eq. 4), ``riichi[t]`` Q of declaring riichi with that discard (spec A11; only for closed
+    roots whose ``h0 - t`` is tenpai, and with ``params.riichi``) and ``tsumo`` the win payoff
+    when the hand is complete. For a ``3k+1`` root (between turns or at an opponent's
+    discard): ``stay`` is the tau_F value (the value of the hand after the action, Eq. 16),
+    ``pass_`` the value of passing a discard (Eq. 9) and ``calls[(u, code, t)]`` Q of calling
+    kind ``u`` into meld ``code`` (``search.hand_graph`` codes: pon ``k``, chi ``34 + lowest``)
+    and discarding ``t`` (Eq. 5 / Eq. 10), for the calls that stay in the graph.
+    ``probs`` maps each action name (a kind, ``"tsumo"``, ``"stay"``, ``"pass"``, ``("riichi",
+    t)``, ``("call", u, code, t)``) to the probabilities of ``OUTCOMES`` (win, lose, other_win,
+    tenpai_washout, noten_washout, fold). ``VF``/``ED`` are the per-(state, k) values of the
+    whole graph.
     """
 
     discards: dict[int, float]
@@ -30,11 +35,13 @@ class RootValues:
     probs: dict[object, np.ndarray]
     VF: np.ndarray
     ED: np.ndarray
+    riichi: dict[int, float] = field(default_factory=dict)
+    calls: dict[tuple[int, int, int], float] = field(default_factory=dict)
 
     @property
     def best(self) -> tuple[object, float]:
-        """The greedy action and its value."""
-        cands = {**self.discards}
+        """The greedy action and its value (riichi actions as ``("riichi", t)``)."""
+        cands = {**self.discards, **{("riichi", t): v for t, v in self.riichi.items()}}
         for name, v in (("tsumo", self.tsumo), ("stay", self.stay)):
             if v is not None:
                 cands[name] = v
@@ -46,43 +53,84 @@ class RootValues:
 
 
 def locked(graph: HandGraph) -> HandGraph:
-    """The graph with every exchange removed: after riichi a hand only wins or discards its draw."""
+    """The graph with every exchange, call and riichi declaration removed: after riichi a hand
+    only wins or discards its draw."""
     return replace(graph, edge_ptr=np.zeros_like(graph.edge_ptr), edge_tile=graph.edge_tile[:0],
-                   edge_succ=graph.edge_succ[:0])
+                   edge_succ=graph.edge_succ[:0], call_ptr=np.zeros_like(graph.call_ptr),
+                   call_tile=graph.call_tile[:0], call_chi=graph.call_chi[:0], call_mem=graph.call_mem[:1],
+                   call_mem_tile=graph.call_mem_tile[:0], call_mem_succ=graph.call_mem_succ[:0],
+                   twin=np.full_like(graph.twin, -1))
 
 
 def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win: bool,
         drawn: int | None, track: bool = True) -> RootValues:
-    u_tsumo, u_ron = win_payoffs(graph, p.payoff) if allow_win else (np.zeros(len(graph.win_tile)),) * 2
+    riichi = None
+    if p.riichi is not None and graph.n_twins:
+        riichi = p.riichi.arrays(p)
+    if allow_win:
+        u_tsumo, u_ron = win_payoffs(graph, p.payoff, riichi_payoff=None if p.riichi is None else p.riichi.payoff,
+                                     yaku=p.yaku, seat_wind=p.seat_wind, round_wind=p.round_wind)
+    else:
+        u_tsumo = u_ron = np.zeros(len(graph.win_tile))
+    if v_stop is not None and graph.n_twins:
+        v_stop = v_stop.copy()
+        v_stop[graph.riichi] = -np.inf  # no fold after riichi
     T = p.T
     VF, ED, PF, PD = solve(graph, T, p_lose=p.p_lose, u_lose=p.u_lose, p_other=p.p_other, u_other=p.u_other,
                            p_end=p.p_end, u_tw=p.u_tw, u_nw=p.u_nw, p_disc=p.p_disc, ron_ok=p.ron_ok,
                            u_tsumo=u_tsumo, u_ron=u_ron, v_stop=v_stop, allow_win=allow_win,
-                           tsumo_forced=p.tsumo_forced, track=track)
+                           tsumo_forced=p.tsumo_forced, track=track, p_chi=p.p_chi, riichi=riichi, calls=p.calls)
     probs: dict[object, np.ndarray] = {}
     discards: dict[int, float] = {}
+    riichi_q: dict[int, float] = {}
+    calls: dict[tuple[int, int, int], float] = {}
     tsumo = stay = pass_ = None
+
+    def after_discard(t: int, s: int, name) -> float:
+        pl = p.p_lose[t]
+        if track:
+            pr = (1 - pl) * PF[0, s]
+            pr[OUTCOMES.index("lose")] += pl
+            probs[name] = pr
+        return float(pl * p.u_lose[t] + (1 - pl) * VF[s, T - 1])
+
     if len(graph.root_discards):
         for t, s in zip(graph.root_discards.tolist(), graph.root_succ.tolist()):
-            pl = p.p_lose[t]
-            discards[t] = float(pl * p.u_lose[t] + (1 - pl) * VF[s, T - 1])
-            if track:
-                pr = (1 - pl) * PF[0, s]
-                pr[OUTCOMES.index("lose")] += pl
-                probs[t] = pr
+            discards[t] = after_discard(t, s, t)
+            if riichi is not None and graph.twin[s] >= 0:
+                riichi_q[t] = after_discard(t, int(graph.twin[s]), ("riichi", t))
         if allow_win and is_complete(graph.root):
             tile = int(drawn) if drawn is not None else int(np.flatnonzero(graph.root)[0])
             if callable(p.payoff):
-                tsumo = float(np.asarray(p.payoff(graph.root[None].copy(), np.array([tile]), True))[0])
+                rows = np.full((1, 4, 2), -1, np.int64)
+                rows[0, :len(graph.root_melds)] = graph.root_melds
+                melds = rows if len(graph.root_melds) else None
+                tsumo = float(np.asarray(_call_payoff(p.payoff, graph.root[None].copy(), np.array([tile]), True,
+                                                      melds))[0])
             else:
                 tsumo = float(p.payoff)
-            pr = np.zeros(N_OUT)
-            pr[0] = 1.0
-            probs["tsumo"] = pr
+            if tsumo != tsumo:
+                tsumo = None
+            else:
+                pr = np.zeros(N_OUT)
+                pr[0] = 1.0
+                probs["tsumo"] = pr
     else:
         stay = float(VF[0, T])
         pass_ = float(ED[0, T])
         if track:
             probs["stay"] = PF[1, 0].copy()
             probs["pass"] = PD[1, 0].copy()
-    return RootValues(discards=discards, tsumo=tsumo, stay=stay, pass_=pass_, probs=probs, VF=VF, ED=ED)
+        if p.calls and T >= 1:
+            own = [c for c in graph.melds[0].tolist() if c >= 0]
+            for c in range(graph.call_ptr[0], graph.call_ptr[1]):
+                u = int(graph.call_tile[c])
+                for e in range(graph.call_mem[c], graph.call_mem[c + 1]):
+                    t, s = int(graph.call_mem_tile[e]), int(graph.call_mem_succ[e])
+                    new = [x for x in graph.melds[s].tolist() if x >= 0]
+                    for x in own:
+                        new.remove(x)
+                    key = (u, int(new[0]), t)
+                    calls[key] = after_discard(t, s, ("call",) + key)
+    return RootValues(discards=discards, tsumo=tsumo, stay=stay, pass_=pass_, probs=probs, VF=VF, ED=ED,
+                      riichi=riichi_q, calls=calls)

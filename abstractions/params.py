@@ -8,13 +8,60 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from game.errors import MahjongError
+from search.scorer import ANKAN, F_POINTS, score_nb
 
-#: ``payoff(hands14 (m, 34) uint8, win_tile (m,) int, tsumo: bool) -> (m,) float``: the payoff
-#: of winning with each completed hand (``hands14`` already holds the winning tile).
-Payoff = Callable[[np.ndarray, np.ndarray, bool], np.ndarray]
+#: ``payoff(hands14 (m, 34) uint8, win_tile (m,) int, tsumo: bool[, melds (m, 4, 2) int64]) ->
+#: (m,) float``: the payoff of winning with each completed concealed hand (``hands14`` already
+#: holds the winning tile). ``melds`` rows are scorer rows ``(type, kind)`` (root melds first,
+#: then the calls of the state; ``(-1, -1)`` pads); it is passed only when the graph holds
+#: melds, so a three-argument callable serves closed graphs. NaN means "no win" (no yaku).
+Payoff = Callable[..., np.ndarray]
+
+
+@dataclass
+class RiichiParams:
+    """The locked states after a riichi declaration (Sec. VI-E; spec 7 and 9.2 A11).
+
+    ``stick`` is the payoff the 1000-point riichi stick costs in every ending but a win (a win
+    takes it back): unless given, the locked states' ``u_lose``, ``u_other``, ``u_tw`` and
+    ``u_nw`` are the base ones minus ``stick``. ``payoff`` is the win payoff of a riichi hand
+    (riichi han, expected ura dora and ippatsu; e.g. ``search.scorer.expected_score_nb``
+    through the rank model); None takes the base payoff. The others' reaction to the riichi
+    (they fold: fewer other wins, safer discards) goes in ``p_other``, ``p_end``, ``p_disc``
+    and ``p_lose`` (None: the base values). After the declaration the hand only discards its
+    draw (tsumogiri) or wins; it cannot fold or call.
+    """
+
+    stick: float = 0.0
+    payoff: Payoff | float | None = None
+    p_lose: np.ndarray | None = None
+    u_lose: np.ndarray | None = None
+    p_other: float | np.ndarray | None = None
+    u_other: float | None = None
+    p_end: float | np.ndarray | None = None
+    u_tw: float | None = None
+    u_nw: float | None = None
+    p_disc: np.ndarray | None = None
+
+    def arrays(self, base: "MDPParams") -> dict:
+        """The locked states' parameters in the shapes of :func:`search.retrograde.solve`."""
+        T, st = base.T, float(self.stick)
+        pl = base.p_lose if self.p_lose is None else _vec(self.p_lose, 34, "riichi.p_lose")
+        po = base.p_other if self.p_other is None else _vec(self.p_other, T, "riichi.p_other")
+        pe = base.p_end if self.p_end is None else _vec(self.p_end, T, "riichi.p_end")
+        pd = base.p_disc if self.p_disc is None else _vec(self.p_disc, 34, "riichi.p_disc")
+        if ((pl < 0) | (pl > 1)).any() or ((po < 0) | (po > 1) | (pe < 0) | (pe > 1)).any():
+            raise MahjongError("riichi probabilities must lie in [0, 1]")
+        if (pd < 0).any() or pd.sum() > 1 + 1e-9:
+            raise MahjongError("riichi.p_disc must be a distribution over the 34 kinds")
+        return dict(p_lose=pl, u_lose=base.u_lose - st if self.u_lose is None else _vec(self.u_lose, 34, "riichi.u_lose"),
+                    p_other=po, u_other=base.u_other - st if self.u_other is None else float(self.u_other),
+                    p_end=pe, u_tw=base.u_tw - st if self.u_tw is None else float(self.u_tw),
+                    u_nw=base.u_nw - st if self.u_nw is None else float(self.u_nw), p_disc=pd)
 
 
 @dataclass
@@ -48,6 +95,19 @@ class MDPParams:
         FSM's end payoff ``U_E``; default ``u_nw``.
     tsumo_forced : bool
         A legal tsumo must be taken (the rule of ``shimizu.md``'s mini-mahjong).
+    riichi : RiichiParams, optional
+        Allows "riichi + discard" into the locked twins of closed tenpai hands (spec A11) and
+        gives their parameters; None: no riichi declarations.
+    calls : bool
+        Allows TAKE (pon, chi; Eq. 10) into the graph's open states.
+    p_chi : float
+        Share of the opponents' discards made by the left player, the only one *i* may chi
+        from (spec 9.2 A3: one opponents'-discard node per turn, chi weighted).
+    seat_wind, round_wind : int
+        0..3 (E S W N), for the yaku of open hands (yakuhai).
+    yaku : bool
+        A full-size open hand (13 tiles with its melds) wins only with a yaku (scorer check,
+        spec A14): its win payoffs become NaN (no win) without one.
     """
 
     T: int
@@ -65,6 +125,12 @@ class MDPParams:
     fold: bool = True
     u_end: float | None = None
     tsumo_forced: bool = False
+    riichi: RiichiParams | None = None
+    calls: bool = True
+    p_chi: float = 1.0 / 3.0
+    seat_wind: int = 0
+    round_wind: int = 0
+    yaku: bool = True
 
     def checked(self, unseen: np.ndarray) -> "MDPParams":
         """A copy with every array at its full shape and dtype; raises ``MahjongError``."""
@@ -88,11 +154,19 @@ class MDPParams:
         ron = np.ones(34, np.bool_) if self.ron_ok is None else np.asarray(self.ron_ok, dtype=np.bool_)
         if ron.shape != (34,):
             raise MahjongError("ron_ok must have 34 entries")
+        if not 0.0 <= float(self.p_chi) <= 1.0:
+            raise MahjongError(f"p_chi must lie in [0, 1], got {self.p_chi}")
+        if not (0 <= int(self.seat_wind) <= 3 and 0 <= int(self.round_wind) <= 3):
+            raise MahjongError("seat_wind and round_wind must be 0..3")
+        if self.riichi is not None and not isinstance(self.riichi, RiichiParams):
+            raise MahjongError("riichi must be a RiichiParams or None")
         return MDPParams(T=T, p_lose=pl, u_lose=_vec(self.u_lose, 34, "u_lose"), p_other=po,
                          u_other=float(self.u_other), p_end=pe, u_tw=float(self.u_tw), u_nw=float(self.u_nw),
                          p_disc=pd, ron_ok=ron, payoff=self.payoff, fsm_p=float(self.fsm_p), fold=bool(self.fold),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
-                         tsumo_forced=bool(self.tsumo_forced))
+                         tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
+                         p_chi=float(self.p_chi), seat_wind=int(self.seat_wind), round_wind=int(self.round_wind),
+                         yaku=bool(self.yaku))
 
 
 def _vec(x, n: int, name: str) -> np.ndarray:
@@ -104,16 +178,85 @@ def _vec(x, n: int, name: str) -> np.ndarray:
     return a.copy()
 
 
-def win_payoffs(graph, payoff: Payoff | float) -> tuple[np.ndarray, np.ndarray]:
-    """Tsumo and ron payoffs aligned to ``graph``'s win list."""
+def meld_rows(graph, states: np.ndarray) -> np.ndarray:
+    """(m, 4, 2) int64 scorer rows ``(type, kind)`` of the melds of ``states`` (root melds
+    first, then the state's calls; ``(-1, -1)`` pads)."""
+    from search.hand_graph import CHI_CODE
+    from search.scorer import CHI, PON
+
+    m = len(states)
+    out = np.full((m, 4, 2), -1, np.int64)
+    k = len(graph.root_melds)
+    if k:
+        out[:, :k] = graph.root_melds[None]
+    codes = graph.melds[states].astype(np.int64)
+    for j in range(4 - k):
+        c = codes[:, j]
+        has = c >= 0
+        out[has, k + j, 0] = np.where(c[has] >= CHI_CODE, CHI, PON)
+        out[has, k + j, 1] = np.where(c[has] >= CHI_CODE, c[has] - CHI_CODE, c[has])
+    return out
+
+
+@numba.njit(cache=True)
+def _yaku_mask(hands, melds, nmeld, tiles, tsumo, seat_wind, round_wind, out):
+    """``out[i]``: the win ``tiles[i]`` on ``hands[i]`` (13 - 3 * melds tiles, without it) has a
+    yaku (the scorer gives points without dora)."""
+    dm = np.zeros(34, np.uint8)
+    for i in range(hands.shape[0]):
+        r = score_nb(hands[i], melds[i, :nmeld[i]], tiles[i], tsumo, seat_wind, round_wind, 0, dm, 0, 0, 0, 0, 0)
+        out[i] = r[F_POINTS] > 0
+
+
+def _call_payoff(payoff, hands14, tiles, tsumo, melds):
+    if melds is None:
+        return payoff(hands14, tiles, tsumo)
+    try:
+        return payoff(hands14, tiles, tsumo, melds)
+    except TypeError as err:
+        raise MahjongError(f"the graph holds melds: the payoff must take (hands14, tiles, tsumo, melds): {err}") from None
+
+
+def win_payoffs(graph, payoff: Payoff | float, *, riichi_payoff: Payoff | float | None = None,
+                yaku: bool = False, seat_wind: int = 0, round_wind: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Tsumo and ron payoffs aligned to ``graph``'s win list (NaN: no win).
+
+    The wins of the riichi twins use ``riichi_payoff`` (default ``payoff``). With ``yaku``,
+    the wins of full-size open hands without a yaku are NaN (spec A14).
+    """
     states, tiles = graph.win_pairs()
     m = len(states)
-    if not callable(payoff):
-        return np.full(m, float(payoff)), np.full(m, float(payoff))
+    has_melds = graph.n_open > 0 or len(graph.root_melds) > 0
+    melds = meld_rows(graph, states) if has_melds else None
+    twin = graph.riichi[states]
+    ts = np.empty(m)
+    rn = np.empty(m)
     hands14 = graph.hands[states].copy()
     hands14[np.arange(m), tiles] += 1
-    ts = np.asarray(payoff(hands14, tiles, True), dtype=np.float64)
-    rn = np.asarray(payoff(hands14, tiles, False), dtype=np.float64)
-    if ts.shape != (m,) or rn.shape != (m,):
-        raise MahjongError(f"payoff must return {m} values")
+    for pay, sel in ((payoff, ~twin), (payoff if riichi_payoff is None else riichi_payoff, twin)):
+        if not sel.any():
+            continue
+        if not callable(pay):
+            ts[sel] = rn[sel] = float(pay)
+            continue
+        ms = None if melds is None else melds[sel]
+        a = np.asarray(_call_payoff(pay, hands14[sel], tiles[sel], True, ms), dtype=np.float64)
+        b = np.asarray(_call_payoff(pay, hands14[sel], tiles[sel], False, ms), dtype=np.float64)
+        if a.shape != (int(sel.sum()),) or b.shape != a.shape:
+            raise MahjongError(f"payoff must return {int(sel.sum())} values")
+        ts[sel], rn[sel] = a, b
+    if yaku and melds is not None:
+        nmeld = (melds[:, :, 0] >= 0).sum(1)
+        is_open = (melds[:, :, 0] >= 0) & (melds[:, :, 0] != ANKAN)
+        full = graph.hands[states].sum(1) + 3 * nmeld == 13
+        sel = np.flatnonzero(is_open.any(1) & full & ~twin)
+        if len(sel):
+            h13 = np.ascontiguousarray(graph.hands[states[sel]])
+            ok_t = np.empty(len(sel), np.bool_)
+            ok_r = np.empty(len(sel), np.bool_)
+            ms, nm, tl = np.ascontiguousarray(melds[sel]), nmeld[sel].astype(np.int64), tiles[sel].astype(np.int64)
+            _yaku_mask(h13, ms, nm, tl, True, int(seat_wind), int(round_wind), ok_t)
+            _yaku_mask(h13, ms, nm, tl, False, int(seat_wind), int(round_wind), ok_r)
+            ts[sel[~ok_t]] = np.nan
+            rn[sel[~ok_r]] = np.nan
     return ts, rn

@@ -26,8 +26,22 @@ copies of ``u`` left to draw from hand ``h`` are ``r_u(h) = unseen[u] - max(0, h
 mini-mahjong of ``shimizu.md``), ``h0[u] + unseen[u] - h[u]``. Kinds with no copy left have
 no draw edge.
 
-Calls (the ``m`` revealed melds of step 4) are not generated yet: the graph is closed. A root
-with melds already called is handled through its concealed part (fewer tiles).
+Step 4 (calls): ``H`` adds, for every ``h`` in ``H1``, the hands ``h`` with up to ``m``
+mentsu of ``h`` revealed by TAKE (pon or chi): a state is then a concealed part plus the sorted
+codes of its new melds (pon of ``k``: code ``k``; chi starting at ``k``: code ``34 + k``), keyed
+by the concealed key plus one random multiplier per meld code. The TAKE transitions (Eq. 10)
+are listed per state and called kind: after an opponent's discard ``u``, a pon (two ``u`` in
+hand) or a chi (a run with ``u``; the solver weighs it by the share of discards made by the
+left player) gives an after-call hand, and its discards that land in ``H`` are its members
+(kuikae, Tenhou: no discard of the called kind, nor of the other end of a chi's run). Kans are
+left out (no kan actions; a root's kans enter through ``melds=`` as fixed melds).
+
+Riichi twins (spec 7 and 9.2 A11): every closed tenpai hand of ``H1`` gets a locked copy (the
+hand after declaring riichi): no exchanges and no calls, so it only discards its draw or wins.
+A root with melds has no twins (riichi needs a closed hand).
+
+A root with melds already called is handled through its concealed part (fewer tiles); its
+melds (``melds=``) travel with every state for scoring and count against the four-meld limit.
 """
 from __future__ import annotations
 
@@ -55,6 +69,18 @@ DEFAULT_D = {0: 2, 1: 2, 2: 3, 3: 3}
 #: benchmark's 2-shanten roots keep ``d = 3``. Other shanten numbers use ``DEFAULT_MAX_STATES``.
 DEFAULT_BUDGET = {2: 5_000}
 DEFAULT_MAX_STATES = 50_000
+#: Default number ``m`` of mentsu revealed by TAKE (step 4) by the root's shanten (spec 9.2
+#: A8 recommends tenpai 1, 1-shanten 2, 2-3-shanten 0). Past the state budget ``m`` is lowered
+#: before ``d``.
+DEFAULT_M = {0: 1, 1: 1, 2: 0, 3: 0}
+
+#: Meld codes: pon of kind ``k`` is ``k``; chi whose lowest kind is ``k`` is ``CHI_CODE + k``.
+CHI_CODE = 34
+N_CODES = 68
+# Multipliers of the meld codes and of the riichi flag in the state key.
+_MELD_R = (np.random.default_rng(0x3E1D_77).integers(1, 2**63, size=N_CODES, dtype=np.uint64)
+           * np.uint64(2) + np.uint64(1))
+_RIICHI_R = np.uint64(0x9D2C_5680_1B87_3A55)
 
 
 # --- win check -------------------------------------------------------------------------
@@ -244,10 +270,11 @@ def _left(held, h0u, capu, replace):
 
 
 @numba.njit(cache=True)
-def _draws(hands, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
+def _draws(full, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
            draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile, dmap):
     """Every state's draws (kinds with a copy left, spec A4) and win list.
 
+    ``full`` counts a state's tiles with its new melds (the called tiles came from the pool).
     ``dmap[s, u]`` is the index of draw ``u`` of state ``s`` (-1 when none). Only a tenpai
     hand can win, so only those pay the 34 shanten look-ups of ``h + u`` (-1: complete).
     Returns ``(draws, wins)``.
@@ -263,7 +290,7 @@ def _draws(hands, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
         tenpai = sh[s] == 0
         for u in range(34):
             dmap[s, u] = -1
-            held = hands[s, u]
+            held = full[s, u]
             if held >= 4:
                 continue
             win = -1
@@ -374,20 +401,212 @@ def _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, n, edge_
                     edge_ptr[j + 1] += 1
 
 
+# --- calls (step 4 and Eq. 10) ----------------------------------------------------------
+
+@numba.njit(cache=True, inline="always")
+def _meld_take(code: int, c: np.ndarray, sign: int) -> None:
+    """Add (``sign`` +1) or remove (-1) the three tiles of meld ``code`` to/from counts ``c``."""
+    if code < CHI_CODE:
+        c[code] += 3 * sign
+    else:
+        k = code - CHI_CODE
+        c[k] += sign
+        c[k + 1] += sign
+        c[k + 2] += sign
+
+
+@numba.njit(cache=True, inline="always")
+def _meld_fits(code: int, c: np.ndarray) -> bool:
+    if code < CHI_CODE:
+        return c[code] >= 3
+    k = code - CHI_CODE
+    return c[k] >= 1 and c[k + 1] >= 1 and c[k + 2] >= 1
+
+
+@numba.njit(cache=True)
+def _open_states(hands, hkeys, n1, mmax, r, rm, keys, vals, n, out_hands, out_keys, out_melds,
+                 out_src, count_only):
+    """The hands of ``H1`` with 1..``mmax`` of their mentsu revealed (step 4).
+
+    For each of the first ``n1`` states every non-decreasing sequence of meld codes that fits in
+    the hand (the full hand is the ``H1`` member) gives a state: concealed part, sorted codes.
+    With ``count_only`` returns how many sequences there are (an upper bound of the new states);
+    else inserts the absent ones from index ``n`` on and returns the new count of states.
+    """
+    cand = np.empty(N_CODES, np.int64)
+    idx = np.empty(4, np.int64)
+    c = np.empty(34, np.int64)
+    total = 0
+    for s in range(n1):
+        nc = 0
+        for code in range(N_CODES):
+            if code >= CHI_CODE:
+                k = code - CHI_CODE
+                if k >= 27 or k % 9 > 6:
+                    continue
+            for q in range(34):
+                c[q] = hands[s, q]
+            if _meld_fits(code, c):
+                cand[nc] = code
+                nc += 1
+        if nc == 0:
+            continue
+        ntile = 0
+        for q in range(34):
+            ntile += hands[s, q]
+        jmax = min(mmax, (ntile - 1) // 3)
+        for j in range(1, jmax + 1):
+            for q in range(j):
+                idx[q] = 0
+            while True:
+                for q in range(34):
+                    c[q] = hands[s, q]
+                ok = True
+                key = hkeys[s]
+                for q in range(j):
+                    code = cand[idx[q]]
+                    if not _meld_fits(code, c):
+                        ok = False
+                        break
+                    _meld_take(code, c, -1)
+                    key += rm[code]
+                    if code < CHI_CODE:
+                        key -= np.uint64(3) * r[code]
+                    else:
+                        k = code - CHI_CODE
+                        key -= r[k] + r[k + 1] + r[k + 2]
+                if ok:
+                    total += 1
+                    if not count_only:
+                        i = _slot(keys, vals, key)
+                        if vals[i] == EMPTY:
+                            keys[i] = key
+                            vals[i] = n
+                            for q in range(34):
+                                out_hands[n, q] = c[q]
+                            out_keys[n] = key
+                            for q in range(4):
+                                out_melds[n, q] = cand[idx[q]] if q < j else -1
+                            out_src[n] = s
+                            n += 1
+                # next non-decreasing index sequence
+                q = j - 1
+                while q >= 0 and idx[q] == nc - 1:
+                    q -= 1
+                if q < 0:
+                    break
+                idx[q] += 1
+                for q2 in range(q + 1, j):
+                    idx[q2] = idx[q]
+    return total if count_only else n
+
+
+@numba.njit(cache=True)
+def _insert(keys, vals, new_keys, start):
+    """Insert ``new_keys`` (all absent) as states ``start, start + 1, ...``."""
+    for i in range(new_keys.shape[0]):
+        j = _slot(keys, vals, new_keys[i])
+        keys[j] = new_keys[i]
+        vals[j] = start + i
+
+
+@numba.njit(cache=True)
+def _calls(hands, full, skeys, n_new, can_call, s0, n, h0, cap, replace, r, rm, keys, vals,
+           call_ptr, call_tile, call_chi, call_mem, mem_tile, mem_succ, nc, nm):
+    """The TAKE options of states ``s0..n-1`` (Eq. 10), resuming at ``nc`` calls / ``nm`` members.
+
+    For a state and an opponent's discard ``u`` (a kind with a copy left), each pon/chi gives
+    an after-call hand; its members are the discards ``t''`` (not kuikae) whose hand is a state.
+    Call ``c`` of state ``s`` (``call_ptr[s] <= c < call_ptr[s+1]``, kinds ascending) has kind
+    ``call_tile[c]``, ``call_chi[c]`` and members ``mem_tile/mem_succ[call_mem[c]:call_mem[c+1]]``.
+    Returns ``(next state, nc, nm)``; it stops before a state whose calls might not fit.
+    """
+    x = np.empty(34, np.int64)
+    for s in range(s0, n):
+        if nc + 4 * 34 > call_tile.shape[0] or nm + 4 * 34 * 14 > mem_tile.shape[0]:
+            return s, nc, nm
+        call_ptr[s] = nc
+        if not can_call[s]:
+            continue
+        ks = skeys[s]
+        for u in range(34):
+            if _left(full[s, u], h0[u], cap[u], replace) <= 0:
+                continue
+            for opt in range(4):
+                # opt 0: pon; 1..3: chi with u as the lowest / middle / highest tile
+                if opt == 0:
+                    if hands[s, u] < 2:
+                        continue
+                    code = u
+                    a = u
+                    bad2 = -1
+                else:
+                    if u >= 27:
+                        break
+                    a = u - (opt - 1)
+                    if a < 0 or a // 9 != u // 9 or a % 9 > 6:
+                        continue
+                    ok = True
+                    for q in range(a, a + 3):
+                        if q != u and hands[s, q] < 1:
+                            ok = False
+                    if not ok:
+                        continue
+                    code = CHI_CODE + a
+                    bad2 = -1
+                    if opt == 1 and a % 9 < 6:
+                        bad2 = a + 3
+                    elif opt == 3 and a % 9 > 0:
+                        bad2 = a - 1
+                for q in range(34):
+                    x[q] = hands[s, q]
+                key = ks + rm[code] + r[u]
+                x[u] += 1
+                _meld_take(code, x, -1)
+                if code < CHI_CODE:
+                    key -= np.uint64(3) * r[u]
+                else:
+                    key -= r[a] + r[a + 1] + r[a + 2]
+                m0 = nm
+                for t in range(34):
+                    if x[t] == 0 or t == u or t == bad2:
+                        continue
+                    v = lookup(keys, vals, key - r[t])
+                    if v >= 0:
+                        mem_tile[nm] = t
+                        mem_succ[nm] = v
+                        nm += 1
+                if nm > m0:
+                    call_tile[nc] = u
+                    call_chi[nc] = opt > 0
+                    call_mem[nc] = m0
+                    nc += 1
+    call_ptr[n] = nc
+    call_mem[nc] = nm
+    return n, nc, nm
+
+
 # --- the graph -------------------------------------------------------------------------
 
 @dataclass
 class HandGraph:
     """The reduced hand graph as flat arrays (Sec. VI-D).
 
-    State ``s`` is the ``3k+1``-tile concealed hand ``hands[s]``. Its draws are
-    ``draw_tile[draw_ptr[s]:draw_ptr[s+1]]`` with probabilities ``draw_w`` (summing to 1 per
-    state); ``draw_win[j]`` is the index into the win list when the draw completes the hand,
-    else -1. After draw ``j`` the exchanges that stay in the graph are
+    State ``s`` is the ``3k+1``-tile concealed hand ``hands[s]`` with the new melds
+    ``melds[s]`` (codes, -1 padded; the root's own melds ``root_melds`` come on top), locked by
+    riichi when ``riichi[s]``. States ``0..n_h1-1`` are ``H1`` (closed), then the open states
+    (step 4), then the riichi twins; ``twin[s]`` is the twin of a closed tenpai state (-1: none).
+    Its draws are ``draw_tile[draw_ptr[s]:draw_ptr[s+1]]`` with probabilities ``draw_w``
+    (summing to 1 per state); ``draw_win[j]`` is the index into the win list when the draw
+    completes the hand, else -1. After draw ``j`` the exchanges that stay in the graph are
     ``edge_tile/edge_succ[edge_ptr[j]:edge_ptr[j+1]]`` (discard kind -> successor state); the
     discard of the drawn tile itself (back to ``s``) is implicit. The win list
-    ``win_tile[win_ptr[s]:win_ptr[s+1]]`` holds every kind completing ``s`` (for tsumo and ron),
-    and payoff arrays of the solvers are aligned to it.
+    ``win_tile[win_ptr[s]:win_ptr[s+1]]`` holds every kind completing ``s`` by shape (for
+    tsumo and ron; the yaku an open hand needs is a matter of the payoffs), and payoff arrays
+    of the solvers are aligned to it. TAKE options (Eq. 10): call ``c`` of state ``s``
+    (``call_ptr[s] <= c < call_ptr[s+1]``) calls kind ``call_tile[c]`` (by chi when
+    ``call_chi[c]``) and may then discard into ``call_mem_tile/call_mem_succ[call_mem[c]:
+    call_mem[c+1]]``.
     """
 
     hands: np.ndarray
@@ -411,6 +630,41 @@ class HandGraph:
     keys: np.ndarray
     vals: np.ndarray
     horizon: int | None = None  # the largest T the graph is exact for (None: any)
+    m: int = 0
+    n_h1: int = -1
+    melds: np.ndarray | None = None      # (n, 4) int8 meld codes, -1 padded
+    riichi: np.ndarray | None = None     # (n,) bool: locked after a riichi declaration
+    twin: np.ndarray | None = None       # (n,) int32: riichi twin of a closed tenpai state
+    state_keys: np.ndarray | None = None
+    root_melds: np.ndarray | None = None  # (k, 2) scorer rows (type, kind) of the root's melds
+    call_ptr: np.ndarray | None = None
+    call_tile: np.ndarray | None = None
+    call_chi: np.ndarray | None = None
+    call_mem: np.ndarray | None = None
+    call_mem_tile: np.ndarray | None = None
+    call_mem_succ: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        n = self.hands.shape[0]
+        if self.n_h1 < 0:
+            self.n_h1 = n
+        if self.melds is None:
+            self.melds = np.full((n, 4), -1, np.int8)
+        if self.riichi is None:
+            self.riichi = np.zeros(n, np.bool_)
+        if self.twin is None:
+            self.twin = np.full(n, -1, np.int32)
+        if self.state_keys is None:
+            self.state_keys = np.array([hand_key(h, _KEY_R) for h in self.hands], np.uint64)
+        if self.root_melds is None:
+            self.root_melds = np.zeros((0, 2), np.int64)
+        if self.call_ptr is None:
+            self.call_ptr = np.zeros(n + 1, np.int32)
+            self.call_tile = np.zeros(0, np.int8)
+            self.call_chi = np.zeros(0, np.bool_)
+            self.call_mem = np.zeros(1, np.int32)
+            self.call_mem_tile = np.zeros(0, np.int8)
+            self.call_mem_succ = np.zeros(0, np.int32)
 
     @property
     def n_states(self) -> int:
@@ -421,15 +675,60 @@ class HandGraph:
         return int(self.edge_tile.shape[0])
 
     @property
+    def n_open(self) -> int:
+        """States with at least one new meld (step 4)."""
+        return int(np.count_nonzero(self.melds[:, 0] >= 0))
+
+    @property
+    def n_twins(self) -> int:
+        return int(np.count_nonzero(self.riichi))
+
+    @property
+    def n_calls(self) -> int:
+        return int(self.call_tile.shape[0])
+
+    @property
     def tenpai(self) -> np.ndarray:
-        """Per state: 1 when the hand is tenpai (some kind completes it), else 0."""
+        """Per state: 1 when the hand is tenpai by shape (some kind completes it), else 0."""
         return (np.diff(self.win_ptr) > 0).astype(np.uint8)
 
-    def index(self, hand: np.ndarray) -> int:
-        """State index of a concealed hand, or -1 when it is not in the graph."""
+    @property
+    def full(self) -> np.ndarray:
+        """(n, 34): concealed tiles plus the tiles of the new melds."""
+        out = self.hands.astype(np.int64)
+        for j in range(4):
+            code = self.melds[:, j].astype(np.int64)
+            pon = code >= 0
+            pon &= code < CHI_CODE
+            np.add.at(out, (np.flatnonzero(pon), code[pon]), 3)
+            chi = code >= CHI_CODE
+            for q in range(3):
+                np.add.at(out, (np.flatnonzero(chi), code[chi] - CHI_CODE + q), 1)
+        return out
+
+    def meld_rows(self, s: int) -> list[tuple[int, int]]:
+        """Scorer rows ``(type, kind)`` of every meld of state ``s`` (root melds first)."""
+        from search.scorer import CHI, PON
+
+        rows = [(int(t), int(k)) for t, k in self.root_melds]
+        for code in self.melds[s]:
+            if code >= 0:
+                rows.append((CHI, int(code) - CHI_CODE) if code >= CHI_CODE else (PON, int(code)))
+        return rows
+
+    def index(self, hand: np.ndarray, melds: tuple[int, ...] = (), riichi: bool = False) -> int:
+        """State index of a concealed hand with new meld codes ``melds`` (and the riichi
+        flag), or -1 when it is not in the graph."""
         h = np.asarray(hand, dtype=np.uint8)
-        j = int(lookup(self.keys, self.vals, np.uint64(hand_key(h, _KEY_R))))
-        if j < 0 or not np.array_equal(self.hands[j], h):
+        key = np.uint64(hand_key(h, _KEY_R))
+        for code in melds:
+            key += _MELD_R[int(code)]
+        if riichi:
+            key += _RIICHI_R
+        j = int(lookup(self.keys, self.vals, key))
+        want = sorted(int(c) for c in melds) + [-1] * (4 - len(melds))
+        if (j < 0 or not np.array_equal(self.hands[j], h) or self.melds[j].tolist() != want
+                or bool(self.riichi[j]) != bool(riichi)):
             return -1
         return j
 
@@ -439,18 +738,23 @@ class HandGraph:
         return states, self.win_tile.astype(np.int32)
 
     def to_networkx(self):
-        """A ``networkx.MultiDiGraph`` of the exchanges, for inspection and tests only."""
+        """A ``networkx.MultiDiGraph`` of the exchanges and calls, for inspection and tests only."""
         import networkx as nx
 
         g = nx.MultiDiGraph()
         for s in range(self.n_states):
-            g.add_node(s, hand=self.hands[s].copy(), shanten=int(self.shanten[s]), dist=int(self.dist[s]))
+            g.add_node(s, hand=self.hands[s].copy(), shanten=int(self.shanten[s]), dist=int(self.dist[s]),
+                       melds=tuple(int(c) for c in self.melds[s] if c >= 0), riichi=bool(self.riichi[s]))
         for s in range(self.n_states):
             for j in range(self.draw_ptr[s], self.draw_ptr[s + 1]):
                 u = int(self.draw_tile[j])
                 for e in range(self.edge_ptr[j], self.edge_ptr[j + 1]):
                     g.add_edge(s, int(self.edge_succ[e]), draw=u, discard=int(self.edge_tile[e]),
                                p=float(self.draw_w[j]))
+            for c in range(self.call_ptr[s], self.call_ptr[s + 1]):
+                for e in range(self.call_mem[c], self.call_mem[c + 1]):
+                    g.add_edge(s, int(self.call_mem_succ[e]), call=int(self.call_tile[c]),
+                               chi=bool(self.call_chi[c]), discard=int(self.call_mem_tile[e]))
         return g
 
 
@@ -468,10 +772,23 @@ def check_hand(hand: np.ndarray, unseen: np.ndarray) -> tuple[np.ndarray, np.nda
     return h.astype(np.uint8), r.astype(np.uint8)
 
 
+def _root_melds(melds, n_tiles: int) -> np.ndarray:
+    from search.scorer import melds_array
+
+    try:
+        rows = melds_array(list(melds))
+    except MahjongError as err:
+        raise MahjongError(f"root melds: {err}") from None
+    if n_tiles + 3 * len(rows) > 14:
+        raise MahjongError(f"{n_tiles} concealed tiles do not fit {len(rows)} melds")
+    return rows
+
+
 def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
                 max_states: int | None = None, replace_discards: bool = False,
-                horizon: int | None = None) -> HandGraph:
-    """Build the reduced hand graph H1 around ``hand`` (Sec. VI-D, steps 1-3).
+                horizon: int | None = None, m: int | None = None, riichi: bool = True,
+                melds=()) -> HandGraph:
+    """Build the reduced hand graph H around ``hand`` (Sec. VI-D, steps 1-4, and Sec. VI-E).
 
     Parameters
     ----------
@@ -481,10 +798,11 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
         Copies of each kind the player cannot see (the root's draw pool, spec A4).
     d : int, optional
         Bound on ``|h \\ h0| + shanten(h)``; by default ``DEFAULT_D`` by the root's shanten.
-        If the graph would pass ``max_states``, ``d`` is lowered (never below the shanten).
+        If the graph would pass ``max_states``, ``m`` and then ``d`` are lowered (``d`` never
+        below the shanten).
     max_states : int, optional
-        State budget; by default ``DEFAULT_BUDGET`` by the root's shanten when ``d`` is the
-        default too, else ``DEFAULT_MAX_STATES``.
+        State budget (riichi twins not counted); by default ``DEFAULT_BUDGET`` by the root's
+        shanten when ``d`` is the default too, else ``DEFAULT_MAX_STATES``.
     replace_discards : bool
         Discarded tiles return to the pool (the stationary model of ``shimizu.md``).
     horizon : int, optional
@@ -492,10 +810,21 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
         largest ``T`` the graph will be solved with. A hand needs ``|h \\ h0|`` draws, so the
         hands farther than ``horizon`` (``horizon - 1`` for a ``3k+2`` root) can never be
         reached and are left out: every value reachable from the root stays exact.
+    m : int, optional
+        Most mentsu revealed by TAKE (step 4); by default ``DEFAULT_M`` by the root's shanten.
+        ``0`` gives a closed graph (no calls).
+    riichi : bool
+        Add the riichi twin of every closed tenpai hand (spec 7, A11); no effect for a root
+        with melds.
+    melds : sequence of (type, kind)
+        The root's melds already called (scorer rows or mjai names, e.g. ``("pon", 31)``).
     """
     h0, r0 = check_hand(hand, unseen)
+    root_melds = _root_melds(melds, int(h0.sum()))
     if horizon is not None and int(horizon) < 1:
         raise MahjongError(f"horizon must be >= 1, got {horizon}")
+    if m is not None and int(m) < 0:
+        raise MahjongError(f"m must be >= 0, got {m}")
     if int(h0.sum()) % 3 == 2:
         kinds = np.flatnonzero(h0).astype(np.int8)
         seeds = np.repeat(h0[None, :], len(kinds), axis=0)
@@ -513,21 +842,30 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
         d = max(DEFAULT_D.get(root_sh, root_sh), root_sh)
     if d < root_sh:
         raise MahjongError(f"d={d} is below the root's shanten {root_sh}: the graph would hold no tenpai hand")
+    m = DEFAULT_M.get(root_sh, 0) if m is None else int(m)
+    m = min(m, 4 - len(root_melds))
     reach = d if horizon is None else min(d, int(horizon) - (1 if len(kinds) else 0))
+    twins = bool(riichi) and len(root_melds) == 0
     while True:
-        g = _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, min(d, reach), max_states, replace_discards)
-        if g is not None or d <= root_sh:
+        h1 = _h1(h0, r0, seeds, seed_idx, seed_sh, d, min(d, reach), max_states)
+        if h1 is not None or d <= root_sh:
             break
         d -= 1
-    if g is None:
-        g = _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, min(d, reach), 1 << 40, replace_discards)
+    if h1 is None:
+        h1 = _h1(h0, r0, seeds, seed_idx, seed_sh, d, min(d, reach), 1 << 40)
+    ext = None
+    while ext is None:
+        ext = _with_open(h1, m, max_states if m > 0 else 1 << 40)
+        if ext is None:
+            m -= 1
+    g = _finish(ext, h0, r0, kinds, d, m, replace_discards, twins, root_melds)
     g.horizon = None if horizon is None else int(horizon)
     return g
 
 
-def _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, depth_cap, max_states, replace) -> HandGraph | None:
-    """Breadth-first search in layers of distance (at most ``depth_cap``), then the edges;
-    None past ``max_states``."""
+def _h1(h0, r0, seeds, seed_idx, seed_sh, d, depth_cap, max_states):
+    """Breadth-first search of H1 in layers of distance (at most ``depth_cap``); None past
+    ``max_states``. Returns the growing arrays, the count and the layer bounds."""
     suit_tab, honor_tab = tables()
     cap = (h0.astype(np.int64) + r0).astype(np.uint8)
     rows = 1 << 10
@@ -553,8 +891,6 @@ def _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, depth_cap, max_states, re
             sh[n] = seed_sh[i]
             n += 1
         root_succ[i] = vals[j]
-    if len(kinds) == 0:
-        root_succ = root_succ[:0]
     layers = [0, n]
     depth = 0
     while depth < depth_cap and layers[-1] > layers[-2]:
@@ -577,7 +913,92 @@ def _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, depth_cap, max_states, re
     dist = np.zeros(n, np.int8)
     for k in range(2, len(layers)):
         dist[layers[k - 1]:layers[k]] = k - 1
-    sh_all = sh[:n].copy()
+    return dict(hands=hands[:n], hkeys=hkeys[:n], pidx=pidx[:n], sh=sh[:n], n1=n, dist=dist,
+                keys=keys, vals=vals, root_succ=root_succ)
+
+
+def _table_for(keys, vals, n_total):
+    while keys.shape[0] < 2 * n_total:
+        keys, vals = _grow_table(keys, vals)
+    return keys, vals
+
+
+def _with_open(h1, m: int, max_states: int):
+    """H1 plus its hands with up to ``m`` mentsu revealed (step 4); None past ``max_states``.
+
+    The open hands go into a copy of the table, so a failed try leaves ``h1`` as it was.
+    """
+    n1 = h1["n1"]
+    if m <= 0:
+        return dict(h1, n=n1, melds=np.full((n1, 4), -1, np.int8), src=np.arange(n1, dtype=np.int32))
+    hands, hkeys = h1["hands"], h1["hkeys"]
+    bound = _open_states(hands, hkeys, n1, m, _KEY_R, _MELD_R, h1["keys"], h1["vals"], 0,
+                         hands, hkeys, np.empty((1, 4), np.int8), np.empty(1, np.int32), True)
+    if n1 + bound > 4 * max_states:  # cheap early exit: duplicates are rarely that many
+        return None
+    keys, vals = _table_for(h1["keys"].copy(), h1["vals"].copy(), n1 + bound)
+    total = n1 + bound
+    out_hands = np.empty((total, 34), np.uint8)
+    out_hands[:n1] = hands
+    out_keys = np.empty(total, np.uint64)
+    out_keys[:n1] = hkeys
+    out_melds = np.full((total, 4), -1, np.int8)
+    out_src = np.empty(total, np.int32)
+    out_src[:n1] = np.arange(n1)
+    n = _open_states(hands, hkeys, n1, m, _KEY_R, _MELD_R, keys, vals, n1, out_hands, out_keys, out_melds,
+                     out_src, False)
+    if n > max_states:
+        return None
+    return dict(h1, n=n, hands=out_hands[:n], hkeys=out_keys[:n], melds=out_melds[:n], src=out_src[:n],
+                keys=keys, vals=vals)
+
+
+@numba.njit(cache=True)
+def _indices(hands, out_idx, out_sh, start, suit_tab, honor_tab):
+    for s in range(start, hands.shape[0]):
+        idx = part_indices_nb(hands[s])
+        for q in range(4):
+            out_idx[s, q] = idx[q]
+        out_sh[s] = shanten_idx_nb(idx, suit_tab, honor_tab)
+
+
+def _finish(ext, h0, r0, kinds, d, m, replace, twins, root_melds) -> HandGraph:
+    """Riichi twins, part indices and shanten of the new states, draws, edges and calls."""
+    suit_tab, honor_tab = tables()
+    cap = (h0.astype(np.int64) + r0).astype(np.uint8)
+    n1, nx = ext["n1"], ext["n"]
+    hands, hkeys, melds, src = ext["hands"], ext["hkeys"], ext["melds"], ext["src"]
+    keys, vals = ext["keys"], ext["vals"]
+    pidx = np.empty((nx, 4), np.int64)
+    pidx[:n1] = ext["pidx"]
+    sh = np.empty(nx, np.int8)
+    sh[:n1] = ext["sh"]
+    _indices(hands, pidx, sh, n1, suit_tab, honor_tab)
+    twin = np.full(nx, -1, np.int32)
+    if twins:
+        base = np.flatnonzero(sh[:n1] == 0).astype(np.int32)
+        nt = len(base)
+        twin[base] = nx + np.arange(nt, dtype=np.int32)
+        twin = np.concatenate([twin, np.full(nt, -1, np.int32)])
+        tkeys = hkeys[base] + _RIICHI_R
+        keys, vals = _table_for(keys, vals, nx + nt)
+        _insert(keys, vals, tkeys, nx)
+        hands = np.concatenate([hands, hands[base]])
+        hkeys = np.concatenate([hkeys, tkeys])
+        melds = np.concatenate([melds, melds[base]])
+        src = np.concatenate([src, base])
+        pidx = np.concatenate([pidx, pidx[base]])
+        sh = np.concatenate([sh, sh[base]])
+    n = hands.shape[0]
+    riichi = np.zeros(n, np.bool_)
+    riichi[nx:] = True
+    dist = ext["dist"][src]
+    g0 = HandGraph(hands=hands, shanten=sh, dist=dist, root=h0, unseen=r0, d=d, replace_discards=replace,
+                   root_discards=kinds, root_succ=ext["root_succ"][:len(kinds)].copy(),
+                   draw_ptr=None, draw_tile=None, draw_w=None, draw_win=None, edge_ptr=None, edge_tile=None,
+                   edge_succ=None, win_ptr=None, win_tile=None, keys=keys, vals=vals, m=m, n_h1=n1,
+                   melds=melds, riichi=riichi, twin=twin, state_keys=hkeys, root_melds=root_melds)
+    full = g0.full.astype(np.uint8)
     draw_ptr = np.empty(n + 1, np.int32)
     draw_tile = np.empty(34 * n, np.int8)
     draw_w = np.empty(34 * n, np.float64)
@@ -585,40 +1006,63 @@ def _build(h0, r0, kinds, seeds, seed_idx, seed_sh, d, depth_cap, max_states, re
     win_ptr = np.empty(n + 1, np.int32)
     win_tile = np.empty(34 * n, np.int8)
     dmap = np.empty((n, 34), np.int32)
-    nd, nw = _draws(hands, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
+    nd, nw = _draws(full, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
                     draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile, dmap)
-    # exchanges: states that share a 3k-tile base
-    n_pairs = int(np.count_nonzero(hands[:n]))  # load <= 1/2 with one slot per pair at most
+    # exchanges: states (twins excluded: they are locked) that share a 3k-tile base
+    n_pairs = int(np.count_nonzero(hands[:nx]))  # load <= 1/2 with one slot per pair at most
     slots = 1 << max(4, (2 * n_pairs).bit_length())
     bkeys = np.empty(slots, np.uint64)
     bvals = np.full(slots, EMPTY, np.int32)
-    pair_ptr = np.empty(n + 1, np.int64)
+    pair_ptr = np.empty(nx + 1, np.int64)
     pair_base = np.empty(n_pairs, np.int32)
     pair_t = np.empty(n_pairs, np.int8)
-    nb = _bases(hands, hkeys, n, _KEY_R, bkeys, bvals, pair_ptr, pair_base, pair_t)
+    nb = _bases(hands, hkeys, nx, _KEY_R, bkeys, bvals, pair_ptr, pair_base, pair_t)
     mem_ptr = np.empty(nb + 1, np.int64)
-    mem_pair = np.empty(int(pair_ptr[n]), np.int32)
-    _group(pair_ptr, pair_base, n, nb, mem_ptr, mem_pair)
-    owner = np.empty(int(pair_ptr[n]), np.int32)
-    _pair_owner(pair_ptr, n, owner)
+    mem_pair = np.empty(int(pair_ptr[nx]), np.int32)
+    _group(pair_ptr, pair_base, nx, nb, mem_ptr, mem_pair)
+    owner = np.empty(int(pair_ptr[nx]), np.int32)
+    _pair_owner(pair_ptr, nx, owner)
     edge_ptr = np.zeros(nd + 1, np.int64)
-    _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, n, edge_ptr, False, draw_tile, owner)
+    _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, nx, edge_ptr, False, draw_tile, owner)
     np.cumsum(edge_ptr, out=edge_ptr)
     ne = int(edge_ptr[nd])
     edge_tile = np.empty(ne, np.int8)
     edge_succ = np.empty(ne, np.int32)
-    _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, n, edge_ptr, True, edge_tile, edge_succ)
+    _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, nx, edge_ptr, True, edge_tile, edge_succ)
     # the fill pass moved each start to the next draw's start: shift back
     edge_ptr[1:] = edge_ptr[:-1].copy()
     edge_ptr[0] = 0
-    return HandGraph(
-        hands=hands[:n].copy(), shanten=sh_all, dist=dist, root=h0, unseen=r0, d=d,
-        replace_discards=replace, root_discards=kinds, root_succ=root_succ,
-        draw_ptr=draw_ptr, draw_tile=draw_tile[:nd].copy(), draw_w=draw_w[:nd].copy(),
-        draw_win=draw_win[:nd].copy(), edge_ptr=edge_ptr.astype(np.int32), edge_tile=edge_tile,
-        edge_succ=edge_succ, win_ptr=win_ptr, win_tile=win_tile[:nw].copy(),
-        keys=keys, vals=vals,
-    )
+    g0.draw_ptr, g0.draw_tile, g0.draw_w, g0.draw_win = draw_ptr, draw_tile[:nd].copy(), draw_w[:nd].copy(), \
+        draw_win[:nd].copy()
+    g0.edge_ptr, g0.edge_tile, g0.edge_succ = edge_ptr.astype(np.int32), edge_tile, edge_succ
+    g0.win_ptr, g0.win_tile = win_ptr, win_tile[:nw].copy()
+    if m > 0:
+        _add_calls(g0, full, nx, h0, cap, replace, keys, vals)
+    return g0
+
+
+def _add_calls(g: HandGraph, full, nx, h0, cap, replace, keys, vals) -> None:
+    n_new = (g.melds >= 0).sum(1)
+    n_conc = g.hands.sum(1, dtype=np.int64)
+    can = (n_new < g.m) & ~g.riichi & (n_conc >= 4)
+    can[nx:] = False
+    size = max(64, 8 * int(can.sum()))
+    call_ptr = np.zeros(g.n_states + 1, np.int32)
+    call_tile = np.empty(size, np.int8)
+    call_chi = np.empty(size, np.bool_)
+    call_mem = np.empty(size + 1, np.int32)
+    mem_tile = np.empty(8 * size, np.int8)
+    mem_succ = np.empty(8 * size, np.int32)
+    s, nc, nm = 0, 0, 0
+    while True:
+        s, nc, nm = _calls(g.hands, full, g.state_keys, n_new, can, s, g.n_states, h0, cap, replace, _KEY_R,
+                           _MELD_R, keys, vals, call_ptr, call_tile, call_chi, call_mem, mem_tile, mem_succ, nc, nm)
+        if s >= g.n_states:
+            break
+        call_tile, call_chi, call_mem = _grown(call_tile), _grown(call_chi), _grown(call_mem)
+        mem_tile, mem_succ = _grown(mem_tile), _grown(mem_succ)
+    g.call_ptr, g.call_tile, g.call_chi = call_ptr, call_tile[:nc].copy(), call_chi[:nc].copy()
+    g.call_mem, g.call_mem_tile, g.call_mem_succ = call_mem[:nc + 1].copy(), mem_tile[:nm].copy(), mem_succ[:nm].copy()
 
 
 def _grown(a: np.ndarray) -> np.ndarray:

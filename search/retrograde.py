@@ -43,8 +43,8 @@ _EMPTY = -1
 
 
 @numba.njit(cache=True)
-def group_draws(hands, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ,
-                keys, vals, draw_h, h_ptr, h_tile, h_succ):
+def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, twin,
+                keys, vals, draw_h, h_ptr, h_tile, h_succ, h_decl):
     """The distinct after-draw (``3k+2``-tile) hands ``H = h + u`` of the draws that matter.
 
     Eq. 7's choice after a draw depends on ``H`` alone: ``max_t P_L(t) U_L(t) + (1 - P_L(t))
@@ -52,16 +52,17 @@ def group_draws(hands, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
     u'``) reach the same ``H``. So the solve takes that max once per ``H`` and turn.
     ``draw_h[j]`` is the ``H`` of draw ``j`` (-1 for a draw with no exchange and no win);
     ``h_tile/h_succ[h_ptr[H]:h_ptr[H+1]]`` are its members (discard kind, state), the drawing
-    state first. Hands are keyed additively with the multipliers ``r``. Returns the count.
+    state first. A member with a riichi twin (a closed tenpai hand) is followed by the same
+    discard into the twin with ``h_decl`` set: "riichi + discard t" (spec A11). ``H`` is keyed
+    by the drawing state's key (``skeys``: concealed tiles, melds, riichi flag) plus ``r[u]``.
+    Returns the count.
     """
-    n = hands.shape[0]
+    n = skeys.shape[0]
     mask = keys.shape[0] - 1
     nh = 0
     m = 0
     for s in range(n):
-        ks = np.uint64(0)
-        for k in range(34):
-            ks += np.uint64(hands[s, k]) * r[k]
+        ks = skeys[s]
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
             if edge_ptr[j + 1] == edge_ptr[j] and draw_win[j] < 0:
                 draw_h[j] = -1
@@ -77,11 +78,23 @@ def group_draws(hands, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
                 h_ptr[nh] = m
                 h_tile[m] = u
                 h_succ[m] = s
+                h_decl[m] = False
                 m += 1
+                if twin[s] >= 0:
+                    h_tile[m] = u
+                    h_succ[m] = twin[s]
+                    h_decl[m] = True
+                    m += 1
                 for e in range(edge_ptr[j], edge_ptr[j + 1]):
                     h_tile[m] = edge_tile[e]
                     h_succ[m] = edge_succ[e]
+                    h_decl[m] = False
                     m += 1
+                    if twin[edge_succ[e]] >= 0:
+                        h_tile[m] = edge_tile[e]
+                        h_succ[m] = twin[edge_succ[e]]
+                        h_decl[m] = True
+                        m += 1
                 nh += 1
             draw_h[j] = vals[i]
     h_ptr[nh] = m
@@ -89,15 +102,19 @@ def group_draws(hands, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
 
 
 @numba.njit(cache=True)
-def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, h_tile, p_lose, u_lose,
-               allow_win, live_ptr, live, A, B, L, ma, mb):
+def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, h_cls, h_ptr, h_tile, h_decl,
+               p_lose, u_lose, allow_win, riichi_on, live_ptr, live, A, B, L, ma, mb):
     """Split each state's draws into live ones and one lump (``search_performance.md``).
 
     A draw with no in-graph exchange and no win (or wins not allowed) has one move, discarding
     the drawn tile again, so its after-draw value is ``P_L(u) U_L(u) + (1 - P_L(u)) VF[h, k-1]``
     (Eq. 7 with one option). Summed over those draws this is ``A[h] + B[h] VF[h, k-1]``, and
     ``L[h]`` is their weight of LOSE. ``live[live_ptr[h]:live_ptr[h+1]]`` lists the other draws.
-    ``ma[m] + mb[m] * VF[member, k-1]`` is the value of discarding into member ``m`` (Eq. 7).
+    ``ma[m] + mb[m] * VF[member, k-1]`` is the value of discarding into member ``m`` (Eq. 7,
+    Eq. 10 for the members of a call). Deal-in parameters come in two classes (``p_lose[c]``,
+    ``u_lose[c]``; 1: after riichi) by the class of the state (``cls``) or of the group
+    (``h_cls``). A riichi declaration (``h_decl``) is discarded with the class-0 parameters (a
+    declaration tile that deals in voids the riichi), and gets ``-inf`` without ``riichi_on``.
     """
     n = draw_ptr.shape[0] - 1
     c = 0
@@ -106,6 +123,7 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, h_tile, 
         a = 0.0
         b = 0.0
         lo = 0.0
+        k = cls[s]
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
             if draw_h[j] >= 0 and (edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0)):
                 live[c] = j
@@ -113,38 +131,47 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, h_tile, 
             else:
                 u = draw_tile[j]
                 w = draw_w[j]
-                a += w * p_lose[u] * u_lose[u]
-                b += w * (1.0 - p_lose[u])
-                lo += w * p_lose[u]
+                a += w * p_lose[k, u] * u_lose[k, u]
+                b += w * (1.0 - p_lose[k, u])
+                lo += w * p_lose[k, u]
         A[s] = a
         B[s] = b
         L[s] = lo
     live_ptr[n] = c
-    for m in range(h_tile.shape[0]):
-        t = h_tile[m]
-        ma[m] = p_lose[t] * u_lose[t]
-        mb[m] = 1.0 - p_lose[t]
+    for h in range(h_ptr.shape[0] - 1):
+        k = h_cls[h]
+        for m in range(h_ptr[h], h_ptr[h + 1]):
+            t = h_tile[m]
+            if h_decl[m]:
+                ma[m] = p_lose[0, t] * u_lose[0, t] if riichi_on else -np.inf
+                mb[m] = 1.0 - p_lose[0, t]
+            else:
+                ma[m] = p_lose[k, t] * u_lose[k, t]
+                mb[m] = 1.0 - p_lose[k, t]
 
 
 @numba.njit(cache=True)
 def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h_tile, h_succ, ma, mb,
-                 win_ptr, win_tile, tenpai, T, p_lose, p_other, u_other, p_end,
-                 u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
+                 win_ptr, win_tile, tenpai, cls, call_ptr, call_tile, call_chi, call_g0, p_chi, T,
+                 p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
                  allow_win, allow_stop, tsumo_forced, track, omap, VF, ED, PF_out, PD_out):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
-    (:func:`group_draws`), then Eqs. 6, 9 and 8 per state over its live draws plus the lump
-    of :func:`lump_draws`. ``VF``, ``ED`` and ``v_stop`` are flat turn-major arrays: entry
-    ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member, k-1]`` stay within one row.
-    With ``track``, ``PF_out[0]``/``PF_out[1]`` receive the ending probabilities (n, N_OUT) of
-    the tau_F states at ``k = T-1`` and ``k = T``, and ``PD_out`` those of passing (``ED``);
-    ``omap`` gives each ending its slot in the kernel's arrays, -1 for the endings these
-    parameters cannot reach (lose without ``P_L``, other win without ``P_O``, fold, win).
+    (:func:`group_draws`) and Eq. 10's once per after-call hand (groups ``call_g0 + c``), then
+    Eqs. 6, 9 and 8 per state over its live draws plus the lump of :func:`lump_draws`. At an
+    opponent's discard ``u`` the state takes the best of ron (legal when ``u_ron`` is not NaN),
+    pass, pon and, for the share ``p_chi`` of discards made by the left player, chi (Eq. 10).
+    Chance parameters come in two classes by ``cls`` (1: locked after riichi): ``p_other[c, n]``,
+    ``p_end[c, n]``, ``u_other[c]``, ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``. A NaN win
+    payoff is no win (an open hand without yaku). ``VF``, ``ED`` and ``v_stop`` are flat
+    turn-major arrays: entry ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member,
+    k-1]`` stay within one row. With ``track``, ``PF_out[0]``/``PF_out[1]`` receive the ending
+    probabilities (n, N_OUT) of the tau_F states at ``k = T-1`` and ``k = T``, and ``PD_out``
+    those of passing (``ED``); ``omap`` gives each ending its slot in the kernel's arrays, -1
+    for the endings these parameters cannot reach.
     """
     n = tenpai.shape[0]
-    # two layers of ending probabilities, by the parity of k (no array re-binding in the loop)
-    # only the endings these parameters can reach are carried: slot omap[o] (-1: none)
     no = 0
     for o in range(N_OUT):
         if omap[o] >= 0:
@@ -160,8 +187,9 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
     PH = np.zeros((nh if track else 1, no))
     pd = np.zeros(no)
     pv = np.zeros(no)
+    ronv = np.full(34, np.nan)
     for s in range(n):
-        VF[s] = u_tw if tenpai[s] else u_nw
+        VF[s] = u_tw[cls[s]] if tenpai[s] else u_nw[cls[s]]
         ED[s] = VF[s]
         if track:
             pf[0, s, iT if tenpai[s] else iN] = 1.0
@@ -172,11 +200,9 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
         nn = T - k
         cur = k & 1
         prev = 1 - cur
-        po = p_other[nn]
-        pe = p_end[nn]
         bp = (k - 1) * n
         bc = k * n
-        # Eq. 7 once per after-draw hand
+        # Eq. 7 once per after-draw hand, Eq. 10 once per after-call hand
         for h in range(nh):
             m0 = h_ptr[h]
             best = ma[m0] + mb[m0] * VF[bp + h_succ[m0]]
@@ -187,17 +213,17 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                     if v > best:
                         best = v
                         arg = m
-                t = h_tile[arg]
                 nxt = h_succ[arg]
                 for o in range(no):
                     PH[h, o] = mb[arg] * pf[prev, nxt, o]
                 if iL >= 0:
-                    PH[h, iL] += p_lose[t]
+                    PH[h, iL] += 1.0 - mb[arg]
             else:
                 for m in range(m0 + 1, h_ptr[h + 1]):
                     best = max(best, ma[m] + mb[m] * VF[bp + h_succ[m]])
             VH[h] = best
         for s in range(n):
+            c = cls[s]
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
             ed = A[s] + B[s] * VF[bp + s]
             if track:
@@ -210,7 +236,7 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                 w = draw_w[j]
                 wi = draw_win[j]
                 h = draw_h[j]
-                if allow_win and wi >= 0 and (tsumo_forced or u_tsumo[wi] >= VH[h]):
+                if allow_win and wi >= 0 and u_tsumo[wi] == u_tsumo[wi] and (tsumo_forced or u_tsumo[wi] >= VH[h]):
                     ed += w * u_tsumo[wi]
                     if track:
                         pd[iW] += w
@@ -220,21 +246,81 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                         for o in range(no):
                             pd[o] += w * PH[h, o]
             ED[bc + s] = ed
-            # Eq. 8: continue -> other win / early end / an opponent's discard (ron or pass)
+            # Eq. 8: continue -> other win / early end / an opponent's discard (ron, take or pass)
             vr = ed
             if track:
                 pv[:] = pd[:]
             if allow_win:
                 for wi in range(win_ptr[s], win_ptr[s + 1]):
                     u = win_tile[wi]
-                    if ron_ok[u] and u_ron[wi] > ed:
-                        vr += p_disc[u] * (u_ron[wi] - ed)
-                        if track:
-                            pv[iW] += p_disc[u]
+                    if ron_ok[u] and u_ron[wi] == u_ron[wi]:
+                        ronv[u] = u_ron[wi]
+            # calls, grouped by kind (ascending), then the ron-only kinds
+            cc = call_ptr[s]
+            ce = call_ptr[s + 1]
+            while cc < ce:
+                u = call_tile[cc]
+                bn = -np.inf
+                gn = -1
+                bch = -np.inf
+                gc = -1
+                while cc < ce and call_tile[cc] == u:
+                    g = call_g0 + cc
+                    if call_chi[cc]:
+                        if VH[g] > bch:
+                            bch = VH[g]
+                            gc = g
+                    elif VH[g] > bn:
+                        bn = VH[g]
+                        gn = g
+                    cc += 1
+                pu = p_disc[c, u]
+                rv = ronv[u]
+                ronv[u] = np.nan
+                if pu == 0.0:
+                    continue
+                # the best of ron / pass / pon: action a0 (-2 ron, -1 pass, else group)
+                v0 = ed
+                a0 = -1
+                if rv == rv and rv > v0:
+                    v0 = rv
+                    a0 = -2
+                if bn > v0:
+                    v0 = bn
+                    a0 = gn
+                v1 = v0
+                a1 = a0
+                if bch > v1:
+                    v1 = bch
+                    a1 = gc
+                vr += pu * ((1.0 - p_chi) * v0 + p_chi * v1 - ed)
+                if track:
+                    for br in range(2):
+                        a = a0 if br == 0 else a1
+                        wgt = pu * ((1.0 - p_chi) if br == 0 else p_chi)
+                        if a == -2:
+                            pv[iW] += wgt
                             for o in range(no):
-                                pv[o] -= p_disc[u] * pd[o]
-            uw = u_tw if tenpai[s] else u_nw
-            cont = po * u_other + (1.0 - po) * (pe * uw + (1.0 - pe) * vr)
+                                pv[o] -= wgt * pd[o]
+                        elif a >= 0:
+                            for o in range(no):
+                                pv[o] += wgt * (PH[a, o] - pd[o])
+            if allow_win:
+                for wi in range(win_ptr[s], win_ptr[s + 1]):
+                    u = win_tile[wi]
+                    rv = ronv[u]
+                    if rv == rv:
+                        ronv[u] = np.nan
+                        if rv > ed:
+                            vr += p_disc[c, u] * (rv - ed)
+                            if track:
+                                pv[iW] += p_disc[c, u]
+                                for o in range(no):
+                                    pv[o] -= p_disc[c, u] * pd[o]
+            po = p_other[c, nn]
+            pe = p_end[c, nn]
+            uw = u_tw[c] if tenpai[s] else u_nw[c]
+            cont = po * u_other[c] + (1.0 - po) * (pe * uw + (1.0 - pe) * vr)
             stop = allow_stop and v_stop[bc + s] > cont
             VF[bc + s] = v_stop[bc + s] if stop else cont
             if track:
@@ -268,13 +354,17 @@ def _put(out, i, pf, layer, omap):
 _R = (np.random.default_rng(0xD3A4).integers(1, 2**63, size=34, dtype=np.uint64) * np.uint64(2) + np.uint64(1))
 
 
-def draw_groups(graph) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(nh, draw_h, h_ptr, h_tile, h_succ)`` of :func:`group_draws`, cached on the graph.
+def draw_groups(graph) -> tuple:
+    """``(nh, draw_h, h_ptr, h_tile, h_succ, h_decl, h_cls, call_g0)``, cached on the graph.
 
-    The cache is keyed by the identity of the graph's edge arrays, so a copy with other edges
-    (``abstractions._solve.locked``) gets its own groups.
+    Groups ``0..call_g0-1`` are the after-draw hands of :func:`group_draws` (with the riichi
+    declarations as extra members); groups ``call_g0 + c`` are the after-call hands of the
+    graph's calls ``c`` (Eq. 10), their members the call's discards. ``h_cls`` is 1 for the
+    groups of locked (riichi) states. The cache is keyed by the identity of the graph's edge,
+    call and twin arrays, so a copy with other edges (``abstractions._solve.locked``) gets its
+    own groups.
     """
-    ident = (id(graph.edge_ptr), id(graph.edge_succ), id(graph.draw_tile))
+    ident = (id(graph.edge_ptr), id(graph.edge_succ), id(graph.draw_tile), id(graph.call_mem_succ), id(graph.twin))
     cached = graph.__dict__.get("_draw_groups")
     if cached is not None and cached[0] == ident:
         return cached[1]
@@ -285,24 +375,45 @@ def draw_groups(graph) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndar
     vals = np.full(slots, _EMPTY, np.int32)
     draw_h = np.empty(nd, np.int32)
     h_ptr = np.empty(nd + 1, np.int64)
-    h_tile = np.empty(nd + graph.n_edges, np.int8)
-    h_succ = np.empty(nd + graph.n_edges, np.int32)
-    nh = group_draws(graph.hands, _R, graph.draw_ptr, graph.draw_tile, graph.draw_win, graph.edge_ptr,
-                     graph.edge_tile, graph.edge_succ, keys, vals, draw_h, h_ptr, h_tile, h_succ)
+    size = 2 * (nd + graph.n_edges)
+    h_tile = np.empty(size, np.int8)
+    h_succ = np.empty(size, np.int32)
+    h_decl = np.empty(size, np.bool_)
+    nh = group_draws(graph.state_keys, _R, graph.draw_ptr, graph.draw_tile, graph.draw_win, graph.edge_ptr,
+                     graph.edge_tile, graph.edge_succ, graph.twin, keys, vals, draw_h, h_ptr, h_tile, h_succ,
+                     h_decl)
     m = int(h_ptr[nh])
-    out = (int(nh), draw_h, h_ptr[:nh + 1].copy(), h_tile[:m].copy(), h_succ[:m].copy())
-    graph.__dict__["_draw_groups"] = (ident, out, graph.edge_ptr, graph.edge_succ, graph.draw_tile)
+    # owner class of each draw group: the class of a drawing state (its first member)
+    h_cls = graph.riichi[h_succ[h_ptr[:nh]]].astype(np.uint8)
+    nc = graph.n_calls
+    cm = graph.call_mem.astype(np.int64)
+    h_ptr = np.concatenate([h_ptr[:nh], m + cm[:nc + 1]])
+    h_tile = np.concatenate([h_tile[:m], graph.call_mem_tile])
+    h_succ = np.concatenate([h_succ[:m], graph.call_mem_succ])
+    h_decl = np.concatenate([h_decl[:m], np.zeros(len(graph.call_mem_tile), np.bool_)])
+    h_cls = np.concatenate([h_cls, np.zeros(nc, np.uint8)])
+    out = (int(nh) + nc, draw_h, h_ptr, h_tile, h_succ, h_decl, h_cls, int(nh))
+    graph.__dict__["_draw_groups"] = (ident, out, graph.edge_ptr, graph.edge_succ, graph.draw_tile,
+                                      graph.call_mem_succ, graph.twin)
     return out
+
+
+#: Keys of the locked-state (riichi) parameters that :func:`solve` takes in ``riichi=``.
+RIICHI_KEYS = ("p_lose", "u_lose", "p_other", "u_other", "p_end", "u_tw", "u_nw", "p_disc")
 
 
 def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.ndarray,
           u_other: float, p_end: np.ndarray, u_tw: float, u_nw: float, p_disc: np.ndarray,
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
-          allow_win: bool = True, tsumo_forced: bool = False, track: bool = True):
+          allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
+          riichi: dict | None = None, calls: bool = True):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
 
     Per-turn arrays (``p_other``, ``p_end``) are indexed by ``n``, the discards made since the
-    root (``0..T-1``); per-tile ones by kind. ``u_tsumo``/``u_ron`` follow the graph's win list.
+    root (``0..T-1``); per-tile ones by kind. ``u_tsumo``/``u_ron`` follow the graph's win list
+    (NaN: no win). ``riichi`` holds the parameters of the locked states (``RIICHI_KEYS``) and
+    allows the declarations; without it the twins cannot be entered. ``calls=False`` drops the
+    TAKE options. ``v_stop`` (n, T+1) is the fold value (``-inf``: no fold).
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
@@ -313,21 +424,32 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     PD = np.zeros_like(PF)
     allow_stop = v_stop is not None
     v_stop = np.zeros((1, 1)) if v_stop is None else np.ascontiguousarray(np.asarray(v_stop, np.float64).T)
-    p_lose, u_lose = _f64(p_lose), _f64(u_lose)
-    nh, draw_h, h_ptr, h_tile, h_succ = draw_groups(graph)
+    base = dict(p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end, u_tw=u_tw,
+                u_nw=u_nw, p_disc=p_disc)
+    lk = base if riichi is None else {**base, **riichi}
+    two = {key: np.ascontiguousarray(np.stack([np.broadcast_to(np.asarray(base[key], np.float64),
+                                                               np.shape(base[key])),
+                                               np.broadcast_to(np.asarray(lk[key], np.float64),
+                                                               np.shape(base[key]))]))
+           for key in RIICHI_KEYS}
+    nh, draw_h, h_ptr, h_tile, h_succ, h_decl, h_cls, call_g0 = draw_groups(graph)
+    cls = graph.riichi.astype(np.uint8)
     nd = graph.draw_tile.shape[0]
     live_ptr = np.empty(n + 1, np.int64)
     live = np.empty(nd, np.int64)
     A, B, L = np.empty(n), np.empty(n), np.empty(n)
     ma, mb = np.empty(h_tile.shape[0]), np.empty(h_tile.shape[0])
-    lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, draw_h, h_tile,
-               p_lose, u_lose, bool(allow_win), live_ptr, live, A, B, L, ma, mb)
+    lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, draw_h, cls, h_cls,
+               h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
+               live_ptr, live, A, B, L, ma, mb)
+    call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
     solve_kernel(live_ptr, live, A, B, L, graph.draw_w, graph.draw_win, draw_h, nh, h_ptr, h_tile, h_succ,
-                 ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, int(T), p_lose, _f64(p_other),
-                 float(u_other), _f64(p_end), float(u_tw), float(u_nw), _f64(p_disc),
+                 ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, cls, call_ptr, graph.call_tile,
+                 graph.call_chi, call_g0, float(p_chi), int(T), two["p_other"], two["u_other"], two["p_end"],
+                 two["u_tw"], two["u_nw"], two["p_disc"],
                  np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
                  bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track),
-                 _outcome_slots(allow_win, p_lose, p_other, allow_stop), VF.reshape(-1),
+                 _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), VF.reshape(-1),
                  ED.reshape(-1), PF, PD)
     # (n, T+1) views of the turn-major arrays
     return VF.T, ED.T, PF, PD

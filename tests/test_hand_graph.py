@@ -65,7 +65,7 @@ def _unseen(h: np.ndarray) -> np.ndarray:
 ])
 def test_sizes_match_the_spec_table(text, d, size):
     h = hand_counts(text)
-    assert build_graph(h, _unseen(h), d=d).n_states == size
+    assert build_graph(h, _unseen(h), d=d, m=0, riichi=False).n_states == size
 
 
 @pytest.mark.parametrize("text,d,seen", [
@@ -78,7 +78,7 @@ def test_sizes_match_the_spec_table(text, d, size):
 def test_states_equal_the_plain_search(text, d, seen):
     h = hand_counts(text)
     unseen = (4 - h.astype(int) - (hand_counts(seen) if seen else 0)).astype(np.uint8)
-    g = build_graph(h, unseen, d=d)
+    g = build_graph(h, unseen, d=d, m=0, riichi=False)
     mine = {tuple(int(x) for x in row) for row in g.hands}
     assert len(mine) == g.n_states  # no two states share a hand (no key collision)
     assert mine == _reference_h1(h, unseen.astype(int), d)
@@ -94,7 +94,7 @@ def test_edges_are_exactly_the_in_graph_exchanges(text, dead):
     h = hand_counts(text)
     unseen = _unseen(h)
     unseen[dead] = 0
-    g = build_graph(h, unseen, d=2)
+    g = build_graph(h, unseen, d=2, m=0, riichi=False)
     index = {tuple(int(x) for x in row): i for i, row in enumerate(g.hands)}
     for s in range(g.n_states):
         hs = g.hands[s].astype(int)
@@ -123,7 +123,7 @@ def test_edges_are_exactly_the_in_graph_exchanges(text, dead):
 
 def test_win_list_matches_riichienv():
     h = hand_counts("123m456p34578s11z")
-    g = build_graph(h, _unseen(h), d=1)
+    g = build_graph(h, _unseen(h), d=1, m=0, riichi=False)
     for s in range(g.n_states):
         wins = g.win_tile[g.win_ptr[s]:g.win_ptr[s + 1]].tolist()
         want = []
@@ -157,9 +157,9 @@ def test_bad_input_raises():
 
 def test_max_states_lowers_d():
     h = hand_counts("1359m456p3478s11z")
-    g = build_graph(h, _unseen(h), d=3, max_states=500)
+    g = build_graph(h, _unseen(h), d=3, max_states=500, m=0, riichi=False)
     assert g.d == 2 and g.n_states == 33
-    g = build_graph(h, _unseen(h))  # a 2-shanten root: d = 3 by default, within its state budget
+    g = build_graph(h, _unseen(h), riichi=False)  # a 2-shanten root: d = 3 by default, within its state budget
     assert g.d == 3 and g.n_states == 1887
 
 
@@ -170,8 +170,8 @@ def test_horizon_leaves_out_only_unreachable_hands(text, T):
 
     h = hand_counts(text)
     unseen = _unseen(h)
-    full = build_graph(h, unseen, d=3)
-    short = build_graph(h, unseen, d=3, horizon=T)
+    full = build_graph(h, unseen, d=3, m=0, riichi=False)
+    short = build_graph(h, unseen, d=3, horizon=T, m=0, riichi=False)
     reach = T - 1 if h.sum() % 3 == 2 else T
     assert short.horizon == T and short.d == 3 and short.n_states < full.n_states
     assert {tuple(r) for r in short.hands} == {tuple(r) for r, j in zip(full.hands, full.dist) if j <= reach}

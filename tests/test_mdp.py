@@ -123,7 +123,7 @@ def _setup(text, un, T, d, seed):
     h = hand_counts(text)
     unseen = np.zeros(34, np.uint8)
     unseen[:3] = un
-    g = build_graph(h, unseen, d=d)
+    g = build_graph(h, unseen, d=d, m=0, riichi=False)
     members = {tuple(int(x) for x in row) for row in g.hands}
     return h, unseen, g, members, _params(np.random.default_rng(seed), T, np.array([0, 1, 2]))
 
@@ -286,7 +286,7 @@ def test_bad_params_raise():
     h = hand_counts("1123m")
     unseen = np.zeros(34, np.uint8)
     unseen[:3] = 2
-    g = build_graph(h, unseen, d=3)
+    g = build_graph(h, unseen, d=3, m=0, riichi=False)
     with pytest.raises(MahjongError):
         solve_psm(g, MDPParams(T=0))
     with pytest.raises(MahjongError):

@@ -76,7 +76,7 @@ def _solve(root: str, yaku: bool):
     h = _counts(root)
     unseen = np.zeros(34, np.uint8)
     unseen[:9] = 4 - h[:9]
-    g = build_graph(h, unseen, d=40, replace_discards=True)
+    g = build_graph(h, unseen, d=40, replace_discards=True, m=0, riichi=False)
 
     def payoff(h14, tiles, tsumo):
         return np.array([_score(row, yaku) for row in h14])
