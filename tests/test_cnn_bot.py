@@ -1,0 +1,319 @@
+"""cnn-bot: decision flow, legality in real games, training and agreement end to end."""
+from __future__ import annotations
+
+import json
+import importlib
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from cnn.encoders import SeatHistory
+from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint
+from cnn.policy import CnnPolicy, load_nets
+from cnn.rules import chi_class, isolated_kan
+from game.errors import ModelFileError
+from game.tiles import hand_counts, mjai_to_kind, parse_hand, to_counts
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+TASKS = ("discard", "pon", "chi", "riichi")
+
+
+def fixed_net(task: str, bias: list[float]) -> GaoNet:
+    """A net whose output ignores its input: logits = ``bias``."""
+    net = GaoNet(NetConfig(task=task, in_planes=87 if task in ("pon", "chi") else 86, fc300=False))
+    last = net.layers[-1]
+    with torch.no_grad():
+        last.weight.zero_()
+        last.bias.copy_(torch.tensor(bias))
+    return net.eval()
+
+
+def policy(discard=None, pon=0.0, chi=(0.0, -9, -9, -9), riichi=0.0) -> CnnPolicy:
+    discard = discard if discard is not None else [0.0] * 34
+    return CnnPolicy({
+        "discard": fixed_net("discard", discard),
+        "pon": fixed_net("pon", [0.0, pon]),
+        "chi": fixed_net("chi", list(chi)),
+        "riichi": fixed_net("riichi", [0.0, riichi]),
+    })
+
+
+def random_models(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    for task in TASKS:
+        net = GaoNet(NetConfig(task=task, in_planes=87 if task in ("pon", "chi") else 86))
+        save_checkpoint(net, folder / f"{task}.pt", half=True)
+    return folder
+
+
+def table_state(hand: str, seat: int = 0, last_discard=None):
+    from game.state import TableState
+
+    st = TableState(seat)
+    ids = parse_hand(hand)
+    st.hand_ids = ids
+    st.hand = to_counts(ids)
+    st.last_discard = last_discard
+    return st
+
+
+def dahai(name: str, tsumogiri: bool = False) -> dict:
+    return {"type": "dahai", "actor": 0, "pai": name, "tsumogiri": tsumogiri}
+
+
+# --- rules ---------------------------------------------------------------------------------
+
+def test_kan_isolation_rule():
+    assert isolated_kan(hand_counts("1111m"), 0)
+    assert not isolated_kan(hand_counts("1111m3m"), 0)
+    assert isolated_kan(hand_counts("1111m4m"), 0)  # 4m is three away
+    assert isolated_kan(hand_counts("9999m1p2p"), 8)  # other suits do not count
+    assert not isolated_kan(hand_counts("0555s7s"), 22)
+    assert isolated_kan(hand_counts("1111z2z34m"), 27)  # honors are always isolated
+
+
+def test_chi_class_is_the_called_tiles_position():
+    chi = {"type": "chi", "actor": 1, "target": 0}
+    assert chi_class({**chi, "pai": "3m", "consumed": ["4m", "5m"]}) == 1
+    assert chi_class({**chi, "pai": "5mr", "consumed": ["4m", "6m"]}) == 2
+    assert chi_class({**chi, "pai": "6m", "consumed": ["4m", "5mr"]}) == 3
+
+
+# --- decision flow -----------------------------------------------------------------------
+
+def test_masked_discard_is_always_legal_and_follows_the_net():
+    st = table_state("123m456p789s11z234m")
+    legal = [dahai(n) for n in ("1m", "2m", "3m", "4p", "E")]
+    bias = [0.0] * 34
+    bias[mjai_to_kind("C")] = 50.0  # the net's favourite is not in hand
+    bias[mjai_to_kind("4p")] = 10.0
+    got = policy(discard=bias).decide(st, SeatHistory(), legal)
+    assert got == dahai("4p")
+    rng = np.random.default_rng(0)
+    pol = policy()
+    for _ in range(30):  # whatever the net prefers, the choice is one of the legal actions
+        with torch.no_grad():
+            pol.nets["discard"].layers[-1].bias.copy_(torch.from_numpy(rng.normal(0, 5, 34)))
+        sub = [legal[i] for i in sorted(rng.choice(len(legal), rng.integers(1, 6), replace=False))]
+        assert pol.decide(st, SeatHistory(), sub) in sub
+
+
+def test_red_five_kept_and_tsumogiri_preferred():
+    st = table_state("123m406p789s1122z5p")
+    bias = [0.0] * 34
+    bias[mjai_to_kind("5p")] = 9.0
+    legal = [dahai("5pr"), dahai("5p"), dahai("5p", tsumogiri=True), dahai("E")]
+    assert policy(discard=bias).decide(st, SeatHistory(), legal) == dahai("5p", tsumogiri=True)
+
+
+def test_win_always_and_kans_by_rule():
+    st = table_state("1111z234m567p88s9s")
+    hora = {"type": "hora", "actor": 0, "target": 0, "pai": "9s"}
+    ankan = {"type": "ankan", "actor": 0, "consumed": ["E", "E", "E", "E"]}
+    legal = [dahai("9s", True), dahai("E"), ankan, hora]
+    assert policy().decide(st, SeatHistory(), legal) == hora
+    assert policy().decide(st, SeatHistory(), legal[:3]) == ankan
+    st2 = table_state("2222m3m4m567p88s9s")
+    kan2 = {"type": "ankan", "actor": 0, "consumed": ["2m"] * 4}
+    assert policy().decide(st2, SeatHistory(), [dahai("9s", True), kan2])["type"] == "dahai"
+    kakan = {"type": "kakan", "actor": 0, "pai": "E", "consumed": ["E"] * 3}
+    assert policy().decide(st2, SeatHistory(), [dahai("9s", True), kakan])["type"] == "dahai"
+
+
+def test_riichi_and_calls_follow_their_nets():
+    st = table_state("123m456p789s1122z")
+    reach = {"type": "reach", "actor": 0}
+    legal = [dahai("E"), reach]
+    assert policy(riichi=5.0).decide(st, SeatHistory(), legal) == reach
+    assert policy(riichi=-5.0).decide(st, SeatHistory(), legal) == dahai("E")
+    st = table_state("1122z45m67p99s123s", last_discard=(3, parse_hand("3m")[0]))
+    pon = {"type": "pon", "actor": 0, "target": 3, "pai": "3m", "consumed": ["3m", "3m"]}
+    chi = {"type": "chi", "actor": 0, "target": 3, "pai": "3m", "consumed": ["4m", "5m"]}
+    dmk = {"type": "daiminkan", "actor": 0, "target": 3, "pai": "3m", "consumed": ["3m"] * 3}
+    none = {"type": "none"}
+    calls = [pon, chi, dmk, none]
+    assert policy(pon=-3).decide(st, SeatHistory(), calls) == none  # never an open kan
+    assert policy(pon=3).decide(st, SeatHistory(), calls) == pon
+    assert policy(chi=(0, 5, -9, -9)).decide(st, SeatHistory(), calls) == chi
+    # chi class 3 is not legal here, so the mask keeps "no chi"
+    assert policy(chi=(0, -9, -9, 5)).decide(st, SeatHistory(), calls) == none
+    # both want to call: the more confident net wins
+    assert policy(pon=1.0, chi=(0, 5, -9, -9)).decide(st, SeatHistory(), calls) == chi
+    assert policy(pon=6.0, chi=(0, 1, -9, -9)).decide(st, SeatHistory(), calls) == pon
+
+
+def test_missing_or_mismatched_weights_name_the_file(tmp_path):
+    folder = random_models(tmp_path / "m")
+    (folder / "chi.pt").unlink()
+    with pytest.raises(ModelFileError, match="chi.pt"):
+        load_nets(folder)
+    save_checkpoint(GaoNet(NetConfig(task="pon", in_planes=87)), folder / "chi.pt")
+    with pytest.raises(ModelFileError, match="chi.pt"):
+        load_nets(folder)
+
+
+def test_shipped_default_weights_load():
+    nets = load_nets()
+    assert set(nets) == set(TASKS)
+    assert nets["discard"].config.in_planes == 86 and nets["pon"].config.in_planes == 87
+
+
+# --- real games ---------------------------------------------------------------------------
+
+class Checked:
+    """Wraps an agent and checks every answer against the legal actions and the rules."""
+
+    def __init__(self, agent):
+        self.agent, self.name, self.calls = agent, agent.name, 0
+
+    def start_game(self, seat):
+        self.agent.start_game(seat)
+
+    def observe(self, event):
+        self.agent.observe(event)
+
+    def act(self, legal):
+        choice = self.agent.act(legal)
+        assert choice in legal
+        if any(a["type"] == "hora" for a in legal):
+            assert choice["type"] == "hora"
+        assert choice["type"] not in ("daiminkan", "kakan")
+        if choice["type"] == "ankan":
+            assert isolated_kan(self.agent.state.hand, mjai_to_kind(choice["consumed"][0]))
+        self.calls += 1
+        return choice
+
+
+def test_bot_plays_full_games_with_only_legal_actions():
+    from game.match import play_game
+    from player.registry import make_agent
+
+    bots = [Checked(make_agent("cnn-bot")) for _ in range(2)]
+    others = [make_agent("random", seed=s) for s in range(2)]
+    result = play_game([bots[0], others[0], bots[1], others[1]], seed=11)
+    assert result.names == ["cnn-bot", "random", "cnn-bot", "random"]
+    assert sorted(result.ranks) == [1, 2, 3, 4]
+    assert bots[0].calls > 20 and bots[1].calls > 20
+    assert result.events[-1]["type"] == "end_game"
+
+
+# --- training and agreement -----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tiny_records(tmp_path_factory):
+    """Two self-play games written as mjai JSONL."""
+    from game.match import play_game
+    from player.registry import make_agent
+
+    folder = tmp_path_factory.mktemp("records")
+    for seed in (3, 4):
+        result = play_game([make_agent("random", seed=seed * 10 + s) for s in range(4)], seed=seed)
+        with (folder / f"game{seed}.mjson").open("w") as fh:
+            for ev in result.events:
+                fh.write(json.dumps(ev) + "\n")
+    return folder
+
+
+def run_module(module: str, *args: str, capsys) -> SimpleNamespace:
+    """Run a CLI's ``main`` in this process (no interpreter start-up per call)."""
+    main = importlib.import_module(module).main
+    capsys.readouterr()
+    code = main(list(args))
+    out = capsys.readouterr()
+    return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+
+def test_train_bot_tiny_end_to_end(tiny_records, tmp_path, capsys):
+    out = tmp_path / "run"
+    proc = run_module("cnn.train_bot", "--records", str(tiny_records / "*.mjson"), "--model", "m56",
+                      "--out", str(out), "--epochs", "1", "--max-steps", "2", "--batch", "64",
+                      "--tasks", "discard,pon", "--quiet", "--half", capsys=capsys)
+    assert proc.returncode == 0, proc.stderr
+    assert "discard epoch 1" in proc.stdout and "val_acc" in proc.stdout
+    net = load_checkpoint(out / "discard.pt", task="discard")
+    assert net.config.model == "m56" and net.config.in_planes == 56
+    assert load_checkpoint(out / "pon.pt").config.in_planes == 57
+    data = np.load(out / "dataset.npz")
+    assert data["discard_x"].shape[1] == 1479 and len(data["discard_y"]) > 100
+    assert (data["discard_y"] < 34).all()
+    # every label is one of the legal discards
+    assert data["discard_mask"][np.arange(len(data["discard_y"])), data["discard_y"]].all()
+    mtime = (out / "dataset.npz").stat().st_mtime_ns
+    proc = run_module("cnn.train_bot", "--records", str(tiny_records / "*.mjson"), "--model", "m56",
+                      "--out", str(out), "--epochs", "1", "--max-steps", "1", "--tasks", "riichi",
+                      "--quiet", capsys=capsys)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "dataset.npz").stat().st_mtime_ns == mtime  # reused, not rebuilt
+
+
+def test_train_bot_bad_input_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.mjson"
+    bad.write_text('{"type": "start_game"}\n{not json\n')
+    proc = run_module("cnn.train_bot", "--records", str(bad), "--out", str(tmp_path / "o"), "--quiet",
+                      capsys=capsys)
+    assert proc.returncode == 2
+    assert "bad.mjson" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_module("cnn.train_bot", "--records", str(tmp_path / "none*.xml"), "--out", str(tmp_path), capsys=capsys)
+    assert proc.returncode == 2
+
+
+def test_agreement_json_keys_and_values(tiny_records, tmp_path, capsys):
+    models = random_models(tmp_path / "models")
+    phoenix = DATA / "phoenix" / "mjlog" / "gimite__test.xml"  # a real Tenhou game too
+    records = f"{tiny_records / '*.mjson'},{phoenix}"
+    proc = run_module("cnn.agreement", "--records", records, "--models", str(models), "--json",
+                      capsys=capsys)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    for key in ("discard_top1", "discard_top2", "discard_top3", "pon_accuracy", "chi_accuracy",
+                "riichi_accuracy", "decisions", "pon_precision", "pon_recall", "kan_accuracy"):
+        assert key in res
+    assert 0 <= res["discard_top1"] <= res["discard_top2"] <= res["discard_top3"] <= 1
+    assert res["decisions"] > 100
+
+
+def test_thesis_sampling_rules(monkeypatch):
+    """One followed seat per hand, stop after its riichi, skip hands it lost > 1,500 in."""
+    import game.decisions
+    from cnn import bot_data
+    from game.decisions import Decision
+
+    events = [
+        {"type": "start_kyoku", "bakaze": "E", "kyoku": 1, "honba": 0, "scores": [25000] * 4},
+        {"type": "start_kyoku", "bakaze": "E", "kyoku": 2, "honba": 0,
+         "scores": [23000, 27000, 25000, 25000]},
+        {"type": "start_kyoku", "bakaze": "E", "kyoku": 3, "honba": 0,
+         "scores": [23000, 27000, 25000, 25000]},
+        {"type": "hora", "actor": 1, "target": 0, "deltas": [-1000, 1000, 0, 0]},
+        {"type": "end_game"},
+    ]
+    assert bot_data.hand_deltas(events) == {(0, 0, 0): [-2000, 2000, 0, 0],
+                                             (0, 1, 0): [0, 0, 0, 0],
+                                             (0, 2, 0): [-1000, 1000, 0, 0]}
+    from test_cnn_encoders import make_state
+
+    def decisions(_events, seats=None):
+        for kyoku in range(3):
+            for seat in range(4):
+                for turn in range(3):
+                    st = make_state(seat=seat, kyoku=kyoku, turns=[turn] * 4)
+                    legal = [dahai("1m"), dahai("2m"), {"type": "reach", "actor": seat}]
+                    chosen = legal[2] if turn == 1 else legal[0]
+                    yield Decision(seat, st, legal, chosen, 0)
+
+    monkeypatch.setattr(game.decisions, "iter_decisions", decisions)
+    monkeypatch.setattr(bot_data, "_followed_seats", lambda ev, seed: {
+        (0, 0, 0): 0, (0, 1, 0): 1, (0, 2, 0): 0})
+    store = bot_data.SampleArrays()
+    bot_data.add_game(store, events, 0, thesis=True, seed=0)
+    # E1: seat 0 lost 2,000 -> skipped; E2, E3: the followed seat's turns 0 and 1 (riichi)
+    assert len(store.y["riichi"]) == 4 and store.y["riichi"] == [0, 1, 0, 1]
+    assert len(store.y["discard"]) == 2
+    store = bot_data.SampleArrays()
+    bot_data.add_game(store, events, 0, thesis=False, seed=0)
+    assert len(store.y["riichi"]) == 36 and len(store.y["discard"]) == 24
