@@ -110,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     except MahjongError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(res))
+    if args.json:  # strict JSON: undefined ratios (nothing predicted positive) are null
+        print(json.dumps({k: None if isinstance(v, float) and v != v else v for k, v in res.items()}))
     else:
         for key, val in res.items():
             print(f"{key:24s} {val:.4f}" if isinstance(val, float) else f"{key:24s} {val}")
