@@ -26,13 +26,18 @@ def _efficiency(**kwargs: Any) -> Agent:
     return EfficiencyAgent(**kwargs)
 
 
+def _cnn_bot(**kwargs: Any) -> Agent:
+    from player.agents.cnn_bot import CnnBot
+    return CnnBot(**kwargs)
+
+
 # name -> factory(**kwargs) -> Agent. Factories import lazily so that a heavy agent
 # (torch, numba) costs nothing until it is asked for.
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": _random,
     "tsumogiri": _tsumogiri,
     "efficiency": _efficiency,
-    "cnn-bot": lambda **kw: __import__("player.agents.cnn_bot", fromlist=["CnnBot"]).CnnBot(**kw),
+    "cnn-bot": _cnn_bot,
 }
 
 
