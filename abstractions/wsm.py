@@ -1,6 +1,7 @@
 """WSM, winning solitary mahjong (Kurita & Hoki Sec. VI-A3; ``kurita_hoki.md`` 3.3).
 
-PSM without the LOSE, OTHER WIN and stop endings: ``P_L = P_O = 0``, no fold; the washout
+PSM without the LOSE, OTHER WIN and stop endings: ``P_L = P_O = 0``, no fold (also after a
+riichi declaration, whose stick then costs nothing); calls and riichi stay; the washout
 payoff does not depend on the hand (``u_washout``, 0 by default, so that ``V^WSM`` is the
 expected win payoff). Returns ``V^WSM`` per root action and ``P^WSM_win`` (the probability that
 the optimal policy ends in a win), the features of Eq. 18-19.
@@ -19,6 +20,9 @@ from search.hand_graph import HandGraph
 def solve_wsm(graph: HandGraph, params: MDPParams, *, u_washout: float = 0.0,
               drawn: int | None = None) -> RootValues:
     """``V^WSM`` (values) and ``P^WSM_win`` (``result.prob(action, "win")``)."""
-    p = replace(params.checked(graph.unseen), p_lose=np.zeros(34), p_other=np.zeros(params.T),
-                u_tw=float(u_washout), u_nw=float(u_washout), fold=False)
+    p = params.checked(graph.unseen)
+    zero = dict(p_lose=np.zeros(34), p_other=np.zeros(params.T))
+    riichi = None if p.riichi is None else replace(p.riichi, stick=0.0, u_lose=None, u_other=None, u_tw=None,
+                                                   u_nw=None, **zero)
+    p = replace(p, u_tw=float(u_washout), u_nw=float(u_washout), fold=False, riichi=riichi, **zero)
     return run(graph, p, v_stop=None, allow_win=True, drawn=drawn, track=True)

@@ -50,7 +50,8 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
     Eq. 7's choice after a draw depends on ``H`` alone: ``max_t P_L(t) U_L(t) + (1 - P_L(t))
     VF[H - t, k-1]`` over the members ``H - t`` in the graph, and many draws (``h + u = h' +
     u'``) reach the same ``H``. So the solve takes that max once per ``H`` and turn.
-    ``draw_h[j]`` is the ``H`` of draw ``j`` (-1 for a draw with no exchange and no win);
+    ``draw_h[j]`` is the ``H`` of draw ``j`` (-1 for a draw with no exchange, no win and no
+    riichi declaration);
     ``h_tile/h_succ[h_ptr[H]:h_ptr[H+1]]`` are its members (discard kind, state), the drawing
     state first. A member with a riichi twin (a closed tenpai hand) is followed by the same
     discard into the twin with ``h_decl`` set: "riichi + discard t" (spec A11). ``H`` is keyed
@@ -64,7 +65,7 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
     for s in range(n):
         ks = skeys[s]
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
-            if edge_ptr[j + 1] == edge_ptr[j] and draw_win[j] < 0:
+            if edge_ptr[j + 1] == edge_ptr[j] and draw_win[j] < 0 and twin[s] < 0:
                 draw_h[j] = -1
                 continue
             u = draw_tile[j]
@@ -102,12 +103,12 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
 
 
 @numba.njit(cache=True)
-def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, h_cls, h_ptr, h_tile, h_decl,
-               p_lose, u_lose, allow_win, riichi_on, live_ptr, live, A, B, L, ma, mb):
+def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, twin, h_cls, h_ptr, h_tile,
+               h_decl, p_lose, u_lose, allow_win, riichi_on, live_ptr, live, A, B, L, ma, mb):
     """Split each state's draws into live ones and one lump (``search_performance.md``).
 
-    A draw with no in-graph exchange and no win (or wins not allowed) has one move, discarding
-    the drawn tile again, so its after-draw value is ``P_L(u) U_L(u) + (1 - P_L(u)) VF[h, k-1]``
+    A draw with no in-graph exchange, no win (or wins not allowed) and no riichi declaration
+    has one move, discarding the drawn tile again, so its after-draw value is ``P_L(u) U_L(u) + (1 - P_L(u)) VF[h, k-1]``
     (Eq. 7 with one option). Summed over those draws this is ``A[h] + B[h] VF[h, k-1]``, and
     ``L[h]`` is their weight of LOSE. ``live[live_ptr[h]:live_ptr[h+1]]`` lists the other draws.
     ``ma[m] + mb[m] * VF[member, k-1]`` is the value of discarding into member ``m`` (Eq. 7,
@@ -125,7 +126,8 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, h_c
         lo = 0.0
         k = cls[s]
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
-            if draw_h[j] >= 0 and (edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0)):
+            if draw_h[j] >= 0 and (edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0)
+                                   or (riichi_on and twin[s] >= 0)):
                 live[c] = j
                 c += 1
             else:
@@ -369,7 +371,8 @@ def draw_groups(graph) -> tuple:
     if cached is not None and cached[0] == ident:
         return cached[1]
     nd = graph.draw_tile.shape[0]
-    grouped = int(np.count_nonzero((np.diff(graph.edge_ptr) > 0) | (graph.draw_win >= 0)))
+    owner_twin = np.repeat(graph.twin >= 0, np.diff(graph.draw_ptr))
+    grouped = int(np.count_nonzero((np.diff(graph.edge_ptr) > 0) | (graph.draw_win >= 0) | owner_twin))
     slots = 1 << max(4, (2 * grouped).bit_length())
     keys = np.empty(slots, np.uint64)
     vals = np.full(slots, _EMPTY, np.int32)
@@ -439,7 +442,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     live = np.empty(nd, np.int64)
     A, B, L = np.empty(n), np.empty(n), np.empty(n)
     ma, mb = np.empty(h_tile.shape[0]), np.empty(h_tile.shape[0])
-    lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, draw_h, cls, h_cls,
+    lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, draw_h, cls,
+               graph.twin, h_cls,
                h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
                live_ptr, live, A, B, L, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
