@@ -51,7 +51,8 @@ def main() -> None:
     views = _views(args.decisions)
     lr = Estimators.default()
     cnn = CnnEstimators.default()
-    lr.decision(views[0])
+    for v in views:  # one untimed pass: numba compiles the enumeration on first use
+        lr.decision(v)
     cnn.predict(views[:1])
     ms = []
     for v in views:

@@ -23,7 +23,6 @@ def build_planes(files, progress: bool = False) -> dict[str, np.ndarray]:
     from cnn.estimator_planes import N_PLANES, encode
     from game.tiles import mjai_to_kind
     from regressors.datasets import _future_labels, read_record
-    from regressors.features import safe_kinds
     from regressors.replay import FullReplay
 
     cols: dict[str, list] = {k: [] for k in ("planes", "tenpai", "ron", "riichi", "tile", "ronned", "game")}
@@ -44,10 +43,8 @@ def build_planes(files, progress: bool = False) -> dict[str, np.ndarray]:
                 ten, ron, rii = [], [], []
                 for k in (1, 2, 3):
                     j = (i + k) % 4
-                    waits = rep.waits(j)
-                    safe = safe_kinds(view, j)
-                    ten.append(waits.any())
-                    ron.append(waits & ~safe if not (waits & safe).any() else np.zeros(34, bool))
+                    ten.append(rep.waits(j).any())
+                    ron.append(rep.ronnable(j))
                     rii.append(view.riichi[j])
                 cols["planes"].append(encode(view))
                 cols["tenpai"].append(ten)

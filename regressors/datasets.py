@@ -33,7 +33,9 @@ from game.tiles import mjai_to_kind
 from regressors import features as F
 from regressors.replay import FullReplay
 
-DATASET_VERSION = 1
+# 2: safe kinds and the last take read in the true order of play, temporary furiten among
+# the safe kinds, TableState's furiten in the labels (regressors/README.md)
+DATASET_VERSION = 2
 
 # Non-dealer point classes of a win (dealer points x 2/3): upper bounds, inclusive.
 POINT_BOUNDS = (1500, 2700, 4500, 6500, 8000, 12000, 16000, 24000)
@@ -258,7 +260,7 @@ def _discard_rows(rep: FullReplay, events: list[dict], idx: int, e: dict, g: int
         closed = nt == 0
         waits = rep.waits(j)
         safe = F.safe_kinds(view, j)
-        can_ron = waits & ~safe if not (waits & safe).any() else np.zeros(34, bool)
+        can_ron = rep.ronnable(j)
         tf.append(F.tenpai_features(view, j))
         riichi.append(view.riichi[j])
         takes.append(nt)

@@ -103,22 +103,18 @@ def tenpai_features(view: TableState, j: int) -> np.ndarray:
 
 
 def _last_take_turn(view: TableState, j: int) -> int | None:
-    """About how many discards j had made at its last take (None without takes).
-
-    Read from public fields only (the called discard's turn in the giver's pond), so it is
-    the same on a TableState and on a replay view.
-    """
+    """How many discards j had made when it made its last take (None without takes):
+    j's discards before the called tile in the order of play (:func:`discard_order`)."""
     takes = [m for m in view.melds[j] if m.type in TAKES and m.from_seat is not None]
     if not takes:
         return None
     m = takes[-1]
-    giver = m.from_seat
-    called = [d for d in view.discards[giver] if d.called and d.kind == m.called // 4]
-    if not called:
-        return max(0, len(view.discards[j]) - 1)
-    t = called[-1].turn
-    # j discards before the giver in a go-around when it sits nearer the dealer
-    return t + 1 if (j - view.dealer) % 4 < (giver - view.dealer) % 4 else t
+    made = 0
+    for s, n in discard_order(view):
+        if s == m.from_seat and view.discards[s][n].tile == m.called:
+            return made
+        made += s == j
+    return max(0, len(view.discards[j]) - 1)  # not reached on a consistent table
 
 
 def turn_bucket(turn: int) -> int:
@@ -140,24 +136,43 @@ WAIT_CAT_NAMES = (
 )
 
 
+def discard_order(view: TableState) -> list[tuple[int, int]]:
+    """Every discard of the hand so far as (seat, index in its river), in the order made.
+
+    Rebuilt from public fields: play starts at the dealer and passes to the next seat,
+    except after a called discard, when the caller (the meld whose ``called`` id is that
+    tile) discards next; a kan's rinshan draw does not change whose discard comes next.
+    """
+    callers = {m.called: s for s in range(4) for m in view.melds[s] if m.called is not None}
+    left = [len(r) for r in view.discards]
+    pos = [0, 0, 0, 0]
+    order: list[tuple[int, int]] = []
+    p = view.dealer
+    while pos[p] < left[p]:
+        d = view.discards[p][pos[p]]
+        order.append((p, pos[p]))
+        pos[p] += 1
+        p = callers.get(d.tile, (p + 1) % 4) if d.called else (p + 1) % 4
+    return order
+
+
 def safe_kinds(view: TableState, j: int) -> np.ndarray:
-    """Kinds j cannot ron: its own discards (furiten), and for a riichi player every kind
-    discarded by anyone after its declaration (it passed on them)."""
+    """Kinds j cannot ron now, as any observer can tell: its own discards, and every kind
+    another seat discarded after j's last discard (a passed win: temporary furiten until
+    j discards again) or, when j is in riichi, after its declaration tile (for good)."""
     safe = np.zeros(34, dtype=bool)
-    for d in view.discards[j]:
+    ds = view.discards[j]
+    for d in ds:
         safe[d.kind] = True
-    if view.riichi[j] and view.riichi_turn[j] is not None:
-        rt = view.riichi_turn[j]
-        ds = view.discards[j]
-        for s in range(4):
-            if s == j:
-                continue
-            # discards by s after j's declaration: j's declaration was its rt-th discard;
-            # seats after j in turn order discard in the same go-around.
-            after = rt + (1 if s < j else 0)
-            for d in view.discards[s][after:]:
-                safe[d.kind] = True
-        del ds
+    since = view.riichi_turn[j] if view.riichi[j] and view.riichi_turn[j] is not None else len(ds) - 1
+    order = discard_order(view)
+    if since < 0:
+        start = 0  # no discard yet: every discard so far was passed
+    else:
+        start = order.index((j, since)) + 1 if (j, since) in order else len(order)
+    for s, n in order[start:]:
+        if s != j:
+            safe[view.discards[s][n].kind] = True
     return safe
 
 
@@ -182,8 +197,9 @@ _SINGLE_SIDED = ~np.isin(_N, (4, 5, 6))
 def wait_categories(view: TableState, j: int) -> tuple[np.ndarray, np.ndarray]:
     """(category[34], unseen[34]) of each kind as a wait of closed seat ``j``.
 
-    Suji is read against j's own discards; "no chance" (kabe) when every copy of a kind
-    needed for a two-sided wait on the tile is visible to the observer.
+    Suji is read against the kinds j cannot ron (:func:`safe_kinds`); "no chance" (kabe)
+    when every copy of a kind needed for a two-sided wait on the tile is visible to the
+    observer.
     """
     safe = safe_kinds(view, j)
     unseen = np.minimum(np.asarray(view.unseen, dtype=np.int64), 4)

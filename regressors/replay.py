@@ -4,9 +4,9 @@ The player sees the table through one seat's :class:`game.state.TableState`; lab
 record also needs what that seat cannot see: every concealed hand, hence who was tenpai and
 on what. :class:`FullReplay` is four ``TableState`` objects, seat ``s`` fed
 ``game.state.seat_view(event, s)``. Seat ``i``'s state is seat ``i``'s view of the table
-(the feature side, exactly what the player gets at play time); each seat's own concealed
-tiles give the labels. The layer adds only what needs all four hands at once: the concealed
-counts of every seat and their waits.
+(the feature side, exactly what the player gets at play time); each seat's own state gives
+the labels: its concealed tiles, its waits and whether it is furiten. The layer adds only
+what needs all four hands at once.
 
 Records that hide a seat's tiles (``?`` in its deal or its own draw, e.g. a log written from
 one player's seat) are followed for the seats they show; that seat is not ``known`` until
@@ -127,6 +127,15 @@ class FullReplay:
         if hand.sum() % 3 != 1:
             return np.zeros(34, dtype=bool)
         return wait_mask(hand, n_takes(self.table.melds[seat]) == 0)
+
+    def ronnable(self, seat: int) -> np.ndarray:
+        """bool[34]: kinds ``seat`` may ron now: its waits unless it is furiten (own
+        discards, a win passed since its last discard, or one passed after its riichi;
+        ``TableState.furiten``). Yaku are not checked."""
+        waits = self.waits(seat)
+        if waits.any() and self.states[seat].furiten:
+            return np.zeros(34, dtype=bool)
+        return waits
 
 
 def _reason(exc: RecordError) -> str:

@@ -128,7 +128,7 @@ def test_wait_categories_match_a_per_tile_reference():
     for _ in range(500):
         disc = [[Discard(0, int(k), False, 0) for k in rng.integers(0, 34, rng.integers(0, 12))]
                 for _ in range(4)]
-        v = NS(discards=disc, riichi=[False] * 4, riichi_turn=[None] * 4,
+        v = NS(discards=disc, melds=[[], [], [], []], riichi=[False] * 4, riichi_turn=[None] * 4,
                unseen=rng.integers(0, 5, 34), round_wind=0, dealer=int(rng.integers(4)))
         j = int(rng.integers(4))
         np.testing.assert_array_equal(F.wait_categories(v, j)[0], _reference_categories(v, j))
@@ -175,6 +175,59 @@ def test_replay_waits_match_riichienv_on_every_hand(path):
                 checked += 1
                 tenpai += bool(ours)
     assert checked > 1000 and tenpai > 100
+
+
+def test_safe_kinds_follow_the_event_order():
+    counts = np.array([_check_safe_kinds(path) for path in PHOENIX[8:14]]).sum(0)
+    assert counts[0] > 5000 and counts[1] > 300
+
+
+def _check_safe_kinds(path) -> tuple[int, int]:
+    # reference from the record itself: j's own discards, and every kind another seat
+    # discarded since j's last discard, or since its declaration tile once in riichi
+    rep = FullReplay(path=str(path))
+    passed: list[set[int]] = [set() for _ in range(4)]
+    checked = riichi = 0
+    for idx, e in enumerate(read_record(path)):
+        if e["type"] == "start_kyoku":
+            passed = [set() for _ in range(4)]
+        if e["type"] == "dahai":
+            view = rep.view(e["actor"])
+            for j in range(4):
+                if j != e["actor"]:
+                    expect = np.zeros(34, bool)
+                    expect[[d.kind for d in view.discards[j]] + sorted(passed[j])] = True
+                    np.testing.assert_array_equal(F.safe_kinds(view, j), expect,
+                                                  err_msg=f"{path.name} event {idx} seat {j}")
+                    checked += 1
+                    riichi += view.riichi[j]
+            for j in range(4):
+                if j != e["actor"]:
+                    passed[j].add(mjai_to_kind(e["pai"]))
+            if not view.riichi[e["actor"]]:  # the declaration tile resets, later ones do not
+                passed[e["actor"]] = set()
+        rep.update(e, idx)
+    return checked, riichi
+
+
+def test_last_take_turn_counts_the_takers_discards_at_its_call():
+    checked = 0
+    for path in PHOENIX[14:18]:
+        rep = FullReplay(path=str(path))
+        made, at_take = [0] * 4, [None] * 4
+        for idx, e in enumerate(read_record(path)):
+            if e["type"] == "start_kyoku":
+                made, at_take = [0] * 4, [None] * 4
+            if e["type"] == "dahai":
+                view = rep.view(e["actor"])
+                for j in range(4):
+                    assert F._last_take_turn(view, j) == at_take[j], (path.name, idx, j)
+                    checked += at_take[j] is not None
+                made[e["actor"]] += 1
+            elif e["type"] in ("chi", "pon", "daiminkan"):
+                at_take[e["actor"]] = made[e["actor"]]
+            rep.update(e, idx)
+    assert checked > 1000
 
 
 def test_replay_of_a_record_written_from_one_seat(tmp_path):
