@@ -199,13 +199,47 @@ def meld_rows(graph, states: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _yaku_mask(hands, melds, nmeld, tiles, tsumo, seat_wind, round_wind, out):
-    """``out[i]``: the win ``tiles[i]`` on ``hands[i]`` (13 - 3 * melds tiles, without it) has a
-    yaku (the scorer gives points without dora)."""
+def _yaku_mask(hands, melds, nmeld, tiles, skeys, r, seat_wind, round_wind, ok_t, ok_r):
+    """``ok_t[i]`` / ``ok_r[i]``: the win ``tiles[i]`` by tsumo / ron on ``hands[i]`` (13 - 3 *
+    melds tiles, without it) has a yaku (the scorer gives points without dora).
+
+    An open hand's yaku by tsumo depend on the completed hand and its melds only (no menzen
+    yaku), so that check runs once per completed hand (keyed ``skeys[i] + r[tiles[i]]``). A ron
+    has the same yaku but for sanankou (a ron completing a triplet opens it), so the ron check
+    runs again only where three concealed triplets could stand.
+    """
     dm = np.zeros(34, np.uint8)
-    for i in range(hands.shape[0]):
-        r = score_nb(hands[i], melds[i, :nmeld[i]], tiles[i], tsumo, seat_wind, round_wind, 0, dm, 0, 0, 0, 0, 0)
-        out[i] = r[F_POINTS] > 0
+    m = hands.shape[0]
+    size = 16
+    while size < 2 * m:
+        size *= 2
+    keys = np.zeros(size, np.uint64)
+    vals = np.full(size, -1, np.int8)
+    mask = size - 1
+    c = np.empty(34, np.uint8)
+    for i in range(m):
+        u = tiles[i]
+        key = skeys[i] + r[u]
+        j = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+        while vals[j] != -1 and keys[j] != key:
+            j = (j + 1) & mask
+        if vals[j] == -1:
+            sc = score_nb(hands[i], melds[i, :nmeld[i]], u, True, seat_wind, round_wind, 0, dm, 0, 0, 0, 0, 0)
+            keys[j] = key
+            vals[j] = 1 if sc[F_POINTS] > 0 else 0
+        ok_t[i] = vals[j] == 1
+        ok_r[i] = ok_t[i]
+        if ok_t[i]:
+            for k in range(34):
+                c[k] = hands[i, k]
+            c[u] += 1
+            trip = 0
+            for k in range(34):
+                if c[k] >= 3:
+                    trip += 1
+            if trip >= 3:
+                sc = score_nb(hands[i], melds[i, :nmeld[i]], u, False, seat_wind, round_wind, 0, dm, 0, 0, 0, 0, 0)
+                ok_r[i] = sc[F_POINTS] > 0
 
 
 def _call_payoff(payoff, hands14, tiles, tsumo, melds):
@@ -251,12 +285,14 @@ def win_payoffs(graph, payoff: Payoff | float, *, riichi_payoff: Payoff | float 
         full = graph.hands[states].sum(1) + 3 * nmeld == 13
         sel = np.flatnonzero(is_open.any(1) & full & ~twin)
         if len(sel):
+            from search.hand_graph import KEY_R
+
             h13 = np.ascontiguousarray(graph.hands[states[sel]])
             ok_t = np.empty(len(sel), np.bool_)
             ok_r = np.empty(len(sel), np.bool_)
             ms, nm, tl = np.ascontiguousarray(melds[sel]), nmeld[sel].astype(np.int64), tiles[sel].astype(np.int64)
-            _yaku_mask(h13, ms, nm, tl, True, int(seat_wind), int(round_wind), ok_t)
-            _yaku_mask(h13, ms, nm, tl, False, int(seat_wind), int(round_wind), ok_r)
+            _yaku_mask(h13, ms, nm, tl, np.ascontiguousarray(graph.state_keys[states[sel]]), KEY_R,
+                       int(seat_wind), int(round_wind), ok_t, ok_r)
             ts[sel[~ok_t]] = np.nan
             rn[sel[~ok_r]] = np.nan
     return ts, rn

@@ -6,16 +6,21 @@ seeded, in ``benchmarks/data/situations.npz`` (``--make`` rebuilds it). Each dec
 graph with the default ``d`` schedule and state budget, its horizon the decision's longest solve
 (hands that cannot be reached in time are left out), and solves it as the paper's Sec. VII
 does: PSM (Method 1) at shanten 0-1, WSM + TSM + FSM (Method 2 features) at shanten 2-3.
-Parameters are plausible constants (the estimators are not part of this benchmark). Times are
-wall-clock and, beside them, the CPU time of the thread (steadier on a shared machine).
+Calls (the default ``m`` schedule, Eq. 10) and riichi twins (closed 14-tile roots) are on, as
+the player uses them; ``--closed`` turns both off (the figures before calls). Parameters are
+plausible constants (the estimators are not part of this benchmark). Times are wall-clock and,
+beside them, the CPU time of the thread (steadier on a shared machine). The machine's load
+average is printed with the table: pin the run to one core (``taskset -c 0``) on a shared box.
 
-    python benchmarks/search_bench.py            # table of median / p90 / p99
-    python benchmarks/search_bench.py --json     # one JSON object
+    taskset -c 0 python benchmarks/search_bench.py            # table of median / p90 / p99
+    python benchmarks/search_bench.py --json                  # one JSON object
+    python benchmarks/search_bench.py --closed                # no calls, no riichi
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -26,7 +31,7 @@ from tqdm import tqdm
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from abstractions import MDPParams, fsm_closed_form, solve_psm, solve_tsm, solve_wsm  # noqa: E402
+from abstractions import MDPParams, RiichiParams, fsm_closed_form, solve_psm, solve_tsm, solve_wsm  # noqa: E402
 from game.errors import MahjongError  # noqa: E402
 from game.tiles import mjai_to_kind  # noqa: E402
 from search.hand_graph import build_graph  # noqa: E402
@@ -101,26 +106,32 @@ def make_situations(n: int, seed: int) -> dict[str, np.ndarray]:
     return {"hands": hands[pick], "unseen": unseen[pick], "tiles_left": left[pick], "shanten": best[pick].astype(np.int8)}
 
 
-def _params(unseen: np.ndarray, tiles_left: int) -> tuple[MDPParams, int]:
+def _params(unseen: np.ndarray, tiles_left: int, riichi: bool, calls: bool) -> tuple[MDPParams, int]:
     t_max = 1 + max(0, int(tiles_left)) // 4
     w = unseen.astype(float)
     p_lose = 0.04 * (w > 0) + 0.02 * (np.arange(34) >= 27)
+    # after a riichi the others fold a little: fewer other wins; the stick costs 0.1
+    rp = RiichiParams(stick=0.1, payoff=2.6, p_other=0.045) if riichi else None
     p = MDPParams(T=max(1, round(0.7 * t_max)), p_lose=p_lose, u_lose=np.full(34, -3.0), p_other=0.06,
-                  u_other=-0.4, p_end=0.0, u_tw=0.1, u_nw=-0.3, payoff=2.0, fsm_p=0.1)
+                  u_other=-0.4, p_end=0.0, u_tw=0.1, u_nw=-0.3, payoff=2.0, fsm_p=0.1, riichi=rp, calls=calls)
     return p, t_max
 
 
-def decide(hand: np.ndarray, unseen: np.ndarray, tiles_left: int, shanten: int) -> tuple[int, float, float, float]:
+def decide(hand: np.ndarray, unseen: np.ndarray, tiles_left: int, shanten: int,
+           closed: bool = False) -> tuple[int, float, float, float]:
     """One decision: (states, build ms, solve ms, CPU ms of the whole decision).
 
     Wall-clock times include waiting for the core on a loaded machine; the CPU time of this
-    thread does not, so it is the steadier figure on a shared machine.
+    thread does not, so it is the steadier figure on a shared machine. A root with fewer than
+    14 tiles has called before: no riichi (its melds are not stored, so its calls are bounded
+    only by its tiles).
     """
     c0 = time.thread_time()
     t0 = time.perf_counter()
-    p, t_max = _params(unseen, tiles_left)
+    riichi = not closed and int(hand.sum()) == 14
+    p, t_max = _params(unseen, tiles_left, riichi, not closed)
     # the graph's horizon: the longest solve of this decision (TSM runs to T_max)
-    g = build_graph(hand, unseen, horizon=p.T if shanten <= 1 else t_max)
+    g = build_graph(hand, unseen, horizon=p.T if shanten <= 1 else t_max, m=0 if closed else None, riichi=riichi)
     t1 = time.perf_counter()
     if shanten <= 1:
         solve_psm(g, p)
@@ -163,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=1200, help="situations to store with --make (default 1200)")
     ap.add_argument("--seed", type=int, default=20240601, help="sampling seed for --make")
     ap.add_argument("--limit", type=int, default=0, help="use only the first N situations (0 = all)")
+    ap.add_argument("--closed", action="store_true", help="no calls and no riichi twins (m = 0)")
     args = ap.parse_args(argv)
     try:
         if args.make or not SITUATIONS.exists():
@@ -171,16 +183,17 @@ def main(argv: list[str] | None = None) -> int:
         hands, unseen, left, sh = data["hands"], data["unseen"], data["tiles_left"], data["shanten"]
         if args.limit:
             hands, unseen, left, sh = hands[:args.limit], unseen[:args.limit], left[:args.limit], sh[:args.limit]
-        decide(hands[0], unseen[0], int(left[0]), int(sh[0]))  # JIT warm-up
-        decide(hands[sh == 3][0], unseen[sh == 3][0], 40, 3)
-        rows = [decide(h, u, int(t), int(s)) for h, u, t, s in
+        decide(hands[0], unseen[0], int(left[0]), int(sh[0]), args.closed)  # JIT warm-up
+        decide(hands[sh == 3][0], unseen[sh == 3][0], 40, 3, args.closed)
+        rows = [decide(h, u, int(t), int(s), args.closed) for h, u, t, s in
                 tqdm(list(zip(hands, unseen, left, sh)), desc="decisions", file=sys.stderr)]
     except MahjongError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     states, build, solve, cpu = (np.array(c, float) for c in zip(*rows))
     total = build + solve
-    out = {"situations": len(rows), "decision_ms_median": float(np.median(total)),
+    out = {"situations": len(rows), "calls_and_riichi": not args.closed, "load_average": os.getloadavg(),
+           "decision_ms_median": float(np.median(total)),
            "decision_ms_p90": float(np.percentile(total, 90)), "decision_ms_p99": float(np.percentile(total, 99)),
            "states_median": float(np.median(states)), "states_max": int(states.max()),
            "build_ms": _pct(build), "solve_ms": _pct(solve), "decision_ms": _pct(total), "cpu_ms": _pct(cpu),
@@ -192,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    print(f"{out['situations']} decisions from real play (one core)")
+    mode = "closed (no calls, no riichi)" if args.closed else "calls and riichi on"
+    print(f"{out['situations']} decisions from real play, {mode}; load average "
+          + " ".join(f"{x:.2f}" for x in out["load_average"]))
     print(f"{'':14}{'median':>10}{'p90':>10}{'p99':>10}{'max':>10}")
     for name in ("states", "build_ms", "solve_ms", "decision_ms", "cpu_ms"):
         r = out[name]

@@ -60,6 +60,9 @@ EMPTY = -1
 _KEY_R = (np.random.default_rng(0x5EED_1234).integers(1, 2**63, size=N_KINDS, dtype=np.uint64)
           * np.uint64(2) + np.uint64(1))
 
+#: The multipliers of the state key (public for tables keyed by ``state key + KEY_R[u]``).
+KEY_R = _KEY_R
+
 #: Default exploration depth ``d`` by the root's shanten (``search_performance.md``); deeper
 #: hands use ``shanten`` itself.
 DEFAULT_D = {0: 2, 1: 2, 2: 3, 3: 3}

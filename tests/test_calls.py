@@ -543,3 +543,25 @@ def test_bad_riichi_params_raise():
         solve_psm(g, MDPParams(T=3, riichi=RiichiParams(p_lose=np.full(34, 2.0))))
     with pytest.raises(MahjongError):
         solve_psm(g, MDPParams(T=3, p_chi=1.5))
+
+
+@pytest.mark.parametrize("text,T", [("1239m456p3478s112z", 2), ("123m456p34578s11z", 1)])
+def test_horizon_keeps_root_values_with_calls_and_riichi(text, T):
+    """Open states and twins sit at their full hand's distance: the horizon cut stays exact."""
+    h = hand_counts(text)
+    unseen = (4 - h).astype(np.uint8)
+    full = build_graph(h, unseen, d=2, m=1)
+    short = build_graph(h, unseen, d=2, m=1, horizon=T)
+    assert short.n_states < full.n_states and short.n_open > 0 and short.n_twins > 0
+    rng = np.random.default_rng(11)
+    p = MDPParams(T=T, p_lose=rng.uniform(0, 0.1, 34), u_lose=np.full(34, -3.0), p_other=0.05, u_other=-0.5,
+                  p_end=0.02, u_tw=0.2, u_nw=-0.4, payoff=2.0, riichi=RiichiParams(stick=0.1, payoff=2.8))
+    a, b = solve_psm(full, p), solve_psm(short, p)
+    for name in ("discards", "riichi", "calls"):
+        va, vb = getattr(a, name), getattr(b, name)
+        assert set(va) == set(vb)
+        for key, v in va.items():
+            assert vb[key] == pytest.approx(v, abs=1e-12)
+    for name in ("stay", "pass_"):
+        if getattr(a, name) is not None:
+            assert getattr(b, name) == pytest.approx(getattr(a, name), abs=1e-12)
