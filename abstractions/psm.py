@@ -3,8 +3,11 @@
 All five endings are modelled: win (tsumo Eq. 6, ron at an opponent's discard), lose (Eq. 7's
 ``P_L`` branch), other win (Eq. 8's ``P_O``), and washout at the horizon ``T`` or by the
 per-turn draw probability. The third state type's ``a_stop`` is folding with the FSM value
-(spec 9.2 A1; ``params.fold=False`` turns it off). Calls (Eq. 10) are not modelled yet: the
-graph is closed. Solved exactly by retrograde analysis over the reduced hand graph.
+(spec 9.2 A1; ``params.fold=False`` turns it off). At an opponent's discard the hand may also
+TAKE (pon, chi) into the graph's open states and discard (Eq. 10; ``params.calls``), and after
+a draw a closed hand may declare riichi with a discard into a tenpai hand, entering its locked
+twin (Sec. VI-E, spec A11; ``params.riichi``). Solved exactly by retrograde analysis over the
+reduced hand graph.
 """
 from __future__ import annotations
 
@@ -20,8 +23,11 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
               track: bool = True) -> RootValues:
     """Values of the root actions under PSM (Method 1, Eq. 16) and the ending probabilities.
 
-    ``riichi``: *i* has declared riichi, so the hand is locked (no exchanges, no fold).
+    ``riichi``: *i* has declared riichi, so the hand is locked (no exchanges, calls or fold;
+    pass the riichi win payoff as ``params.payoff``).
     ``drawn``: the kind just drawn by a 14-tile root, for the tsumo payoff.
+    The result holds ``discards`` and ``riichi`` (riichi + discard) for a 14-tile root, and
+    ``stay``, ``pass_`` and ``calls`` for a 13-tile root at an opponent's discard.
     """
     p = params.checked(graph.unseen)
     g = locked(graph) if riichi else graph

@@ -154,8 +154,8 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, twi
 
 @numba.njit(cache=True)
 def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h_tile, h_succ, ma, mb,
-                 win_ptr, win_tile, tenpai, cls, call_ptr, call_tile, call_chi, call_g0, p_chi, T,
-                 p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
+                 win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
+                 p_chi, T, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
                  allow_win, allow_stop, tsumo_forced, track, omap, VF, ED, PF_out, PD_out):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
@@ -165,7 +165,9 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
     opponent's discard ``u`` the state takes the best of ron (legal when ``u_ron`` is not NaN),
     pass, pon and, for the share ``p_chi`` of discards made by the left player, chi (Eq. 10).
     Chance parameters come in two classes by ``cls`` (1: locked after riichi): ``p_other[c, n]``,
-    ``p_end[c, n]``, ``u_other[c]``, ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``. A NaN win
+    ``p_end[c, n]``, ``u_other[c]``, ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``; with
+    ``skip_locked`` (no declarations allowed) the locked states and their groups (``h_cls``)
+    are not solved (their values stay 0: nothing reaches them). A NaN win
     payoff is no win (an open hand without yaku). ``VF``, ``ED`` and ``v_stop`` are flat
     turn-major arrays: entry ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member,
     k-1]`` stay within one row. With ``track``, ``PF_out[0]``/``PF_out[1]`` receive the ending
@@ -206,6 +208,9 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
         bc = k * n
         # Eq. 7 once per after-draw hand, Eq. 10 once per after-call hand
         for h in range(nh):
+            if skip_locked and h_cls[h] == 1:
+                VH[h] = 0.0
+                continue
             m0 = h_ptr[h]
             best = ma[m0] + mb[m0] * VF[bp + h_succ[m0]]
             arg = m0
@@ -226,6 +231,10 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
             VH[h] = best
         for s in range(n):
             c = cls[s]
+            if skip_locked and c == 1:
+                VF[bc + s] = 0.0
+                ED[bc + s] = 0.0
+                continue
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
             ed = A[s] + B[s] * VF[bp + s]
             if track:
@@ -415,7 +424,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     Per-turn arrays (``p_other``, ``p_end``) are indexed by ``n``, the discards made since the
     root (``0..T-1``); per-tile ones by kind. ``u_tsumo``/``u_ron`` follow the graph's win list
     (NaN: no win). ``riichi`` holds the parameters of the locked states (``RIICHI_KEYS``) and
-    allows the declarations; without it the twins cannot be entered. ``calls=False`` drops the
+    allows the declarations; without it the twins cannot be entered and are not solved (their
+    ``VF``/``ED`` are 0). ``calls=False`` drops the
     TAKE options. ``v_stop`` (n, T+1) is the fold value (``-inf``: no fold).
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
@@ -448,7 +458,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                live_ptr, live, A, B, L, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
     solve_kernel(live_ptr, live, A, B, L, graph.draw_w, graph.draw_win, draw_h, nh, h_ptr, h_tile, h_succ,
-                 ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, cls, call_ptr, graph.call_tile,
+                 ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, cls, h_cls, riichi is None, call_ptr,
+                 graph.call_tile,
                  graph.call_chi, call_g0, float(p_chi), int(T), two["p_other"], two["u_other"], two["p_end"],
                  two["u_tw"], two["u_nw"], two["p_disc"],
                  np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
