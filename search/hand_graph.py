@@ -72,9 +72,10 @@ DEFAULT_D = {0: 2, 1: 2, 2: 3, 3: 3}
 #: benchmark's 2-shanten roots keep ``d = 3``. Other shanten numbers use ``DEFAULT_MAX_STATES``.
 DEFAULT_BUDGET = {2: 5_000}
 DEFAULT_MAX_STATES = 50_000
-#: Default number ``m`` of mentsu revealed by TAKE (step 4) by the root's shanten (spec 9.2
-#: A8 recommends tenpai 1, 1-shanten 2, 2-3-shanten 0). Past the state budget ``m`` is lowered
-#: before ``d``.
+#: Default number ``m`` of mentsu revealed by TAKE (step 4) by the root's shanten. Spec 9.2
+#: A8 recommends tenpai 1, 1-shanten 2, 2-3-shanten 0; m = 2 at 1-shanten would take the CPU
+#: median of those decisions from 21 to 30 ms (p99 118 -> 211 ms), so it is 1 by default.
+#: Past the state budget ``m`` is lowered before ``d``.
 DEFAULT_M = {0: 1, 1: 1, 2: 0, 3: 0}
 
 #: Meld codes: pon of kind ``k`` is ``k``; chi whose lowest kind is ``k`` is ``CHI_CODE + k``.
