@@ -1,0 +1,406 @@
+"""The MDP parameters of one decision, built from a table state and the estimators.
+
+Kurita & Hoki Sec. VI-B/VI-C (``specs/kurita_hoki.md`` 2, 5, 7): every ending of the hand in
+progress is valued by the expected final rank of the situation after it (Eq. 1 with
+``U_game(x) = -x``, so a payoff is minus an expected rank and higher is better), and the chance
+parameters of the solitary MDPs come from the estimators of ``regressors/``:
+
+* ``P_L(t)``, ``U_L(t)`` (Eq. 20): the estimators' per-opponent ron probabilities; ``U_L`` is
+  the ron-probability-weighted mean over the opponents of the expected payoff after paying
+  that opponent's win (its point-class distribution, ``win_value``);
+* ``P_O`` (other win, Eq. 8): the estimators' hand-end probability before our next turn;
+  ``U_O`` the payoff of another's win in which we do not pay, weighted by the opponents'
+  tenpai probabilities, half tsumo and half ron from a third player (our choice);
+* ``U_tw`` / ``U_nw``: the washout with us tenpai / noten, the noten payments taken in
+  expectation over the opponents' tenpai patterns (independent, ``P^j_T`` at ``I``; Eq. 19);
+* ``T``: the horizon ``max(1, round(r T_max))``, ``T_max = 1 + W // 4`` (spec 5.1, A7);
+* win payoffs: the scorer's points (dora, red fives still held, riichi, expected ura and
+  ippatsu for riichi hands) through a per-hand table of points -> expected final rank
+  (ron paid by one of the three opponents, equally likely; tsumo split by the dealer rule;
+  honba and riichi sticks on top; the dealer repeats).
+
+Post-hand scores go to the final-rank model (``regressors.final_rank``) at the next hand's
+situation (dealer repeat, honba, sticks, game over). Everything that depends on the scores
+only is cached per hand situation (:class:`RankTable`), so a decision costs the estimators
+plus a few vectorised look-ups.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+from abstractions.params import MDPParams, RiichiParams
+from game.errors import MahjongError
+from game.tiles import dora_from_indicator
+from search.scorer import F_POINTS, expected_score_nb, score_nb
+
+#: Points grid of the win-payoff tables (100-point steps up to a double yakuman).
+GRID = np.arange(0, 96_100, 100, dtype=np.float64)
+#: Share of other wins by tsumo (the rest: ron on a third player's discard).
+P_OTHER_TSUMO = 0.5
+#: Chance of ippatsu in the expected score of a riichi win.
+P_IPPATSU = 0.08
+#: After our riichi the others fold: their win and discard chances scale by this (Sec. VI-E).
+RIICHI_OTHER_SCALE = 0.8
+
+
+# --- the final-rank model over many post-hand score vectors ------------------------------
+
+def _rank_features_batch(scores: np.ndarray, round_wind: int, kyoku: int, dealer: int, honba: int,
+                         kyotaku: int, hanchan: bool) -> np.ndarray:
+    """``regressors.features.rank_features`` for every seat of every row of ``scores`` (n, 4):
+    (n, 4, F) float32, the same numbers (tested)."""
+    total = 8 if hanchan else 4
+    left = max(total - (4 * round_wind + kyoku), 1)
+    scale = 1.0 / math.sqrt(left)
+    s = np.asarray(scores, dtype=np.float64)
+    n = s.shape[0]
+    seats = np.arange(4)
+    # rank with Tenhou's tie order: a higher score, or an equal one at a lower seat, is ahead
+    ahead_m = (s[:, :, None] > s[:, None, :]) | ((s[:, :, None] == s[:, None, :]) & (seats[:, None] < seats[None, :]))
+    rank = 4 - ahead_m.sum(2)  # 1..4
+    cols = []
+    for k in (1, 2, 3):
+        q = (seats + k) % 4
+        d = (s - s[:, q]) / 10000.0
+        ah = ahead_m[:, seats, q].astype(np.float64)
+        cols += [d, d * scale, np.tanh(2.0 * d * scale), ah]
+    late = 1.0 / left
+    onehot = [(rank == r).astype(np.float64) for r in (1, 2, 3, 4)]
+    cols += onehot + [o * late for o in onehot]
+    cols += [s / 10000.0 - 2.5, (s >= 30000).astype(np.float64), np.broadcast_to(seats == dealer, (n, 4)).astype(float),
+             np.broadcast_to(seats / 3.0, (n, 4)), np.full((n, 4), honba / 5.0), np.full((n, 4), kyotaku / 4.0),
+             np.full((n, 4), late), np.full((n, 4), float(left == 1))]
+    return np.stack(cols, axis=2).astype(np.float32)
+
+
+def _exact_ranks(scores: np.ndarray) -> np.ndarray:
+    s = np.asarray(scores, dtype=np.float64)
+    seats = np.arange(4)
+    ahead = (s[:, :, None] > s[:, None, :]) | ((s[:, :, None] == s[:, None, :]) & (seats[:, None] < seats[None, :]))
+    return (4 - ahead.sum(2)).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class HandContext:
+    """The situation at the start of the hand in progress (phi_hand of Eq. 1)."""
+
+    seat: int
+    scores: tuple[int, int, int, int]
+    round_wind: int
+    kyoku: int
+    dealer: int
+    honba: int
+    kyotaku: int
+    hanchan: bool = False
+
+    @classmethod
+    def of(cls, state, hanchan: bool = False) -> "HandContext":
+        return cls(int(state.seat), tuple(int(x) for x in state.scores), int(state.round_wind), int(state.kyoku),
+                   int(state.dealer), int(state.honba), int(state.kyotaku), bool(hanchan))
+
+
+def expected_ranks(rank_model, ctx: HandContext, deltas: np.ndarray, *, winner: np.ndarray | None = None,
+                   renchan: np.ndarray, sticks_taken: np.ndarray, riichi_paid: int = 0) -> np.ndarray:
+    """Expected final rank of ``ctx.seat`` after each outcome (Eq. 1 with U_game = -x, negated).
+
+    ``deltas`` (n, 4): score changes of the outcome (honba and sticks included);
+    ``renchan`` (n,) bool: the dealer repeats; ``sticks_taken`` (n,) bool: a win took the
+    riichi sticks (``kyotaku`` then goes to 0, else it stays). ``riichi_paid`` extra sticks
+    put on the table by *i* during the hand (its 1000 points already in ``deltas``).
+    A win resets honba unless the dealer wins; a washout adds one (spec 8, Tenhou rules).
+    """
+    d = np.atleast_2d(np.asarray(deltas, dtype=np.float64))
+    n = d.shape[0]
+    scores = np.asarray(ctx.scores, dtype=np.float64)[None, :] + d
+    renchan = np.broadcast_to(np.asarray(renchan, dtype=bool), (n,))
+    taken = np.broadcast_to(np.asarray(sticks_taken, dtype=bool), (n,))
+    out = np.empty(n)
+    total = 8 if ctx.hanchan else 4
+    idx = 4 * ctx.round_wind + ctx.kyoku
+    last = idx >= total - 1
+    top = scores.max(1)
+    me = ctx.seat
+    # game over: someone below zero; the last hand passed without a repeat (or a repeat with
+    # the dealer on top: Tenhou's agari-yame), once someone has 30,000
+    dealer_top = _exact_ranks(scores)[:, ctx.dealer] == 1
+    over = (scores.min(1) < 0) | (last & (top >= 30000) & (~renchan | dealer_top))
+    if over.any():
+        out[over] = _exact_ranks(scores[over])[:, me]
+    live = ~over
+    for rep in (False, True):
+        for tk in (False, True):
+            sel = live & (renchan == rep) & (taken == tk)
+            if not sel.any():
+                continue
+            if rep:
+                rw, ky, dl = ctx.round_wind, ctx.kyoku, ctx.dealer
+            else:
+                rw, ky, dl = (ctx.round_wind + (ctx.kyoku + 1) // 4, (ctx.kyoku + 1) % 4, (ctx.dealer + 1) % 4)
+            honba = ctx.honba + 1 if (rep or not tk) else 0
+            sticks = 0 if tk else ctx.kyotaku + riichi_paid
+            X = _rank_features_batch(scores[sel], rw, ky, dl, honba, sticks, ctx.hanchan)
+            m = X.shape[0]
+            P = rank_model.predict_proba(X.reshape(m * 4, -1)).reshape(m, 4, 4)
+            for _ in range(3):  # the Sinkhorn steps of FinalRankModel.rank_probs
+                P = P / P.sum(axis=1, keepdims=True)
+                P = P / P.sum(axis=2, keepdims=True)
+            out[sel] = P[:, me, :] @ np.arange(1, 5)
+    return out
+
+
+# --- payments ------------------------------------------------------------------------------
+
+def _ron_deltas(winner: int, payer: int, points: np.ndarray, honba: int, kyotaku: int) -> np.ndarray:
+    d = np.zeros((len(points), 4))
+    pay = points + 300 * honba
+    d[:, payer] -= pay
+    d[:, winner] += pay + 1000 * kyotaku
+    return d
+
+
+def _tsumo_deltas(winner: int, dealer: int, points: np.ndarray, honba: int, kyotaku: int) -> np.ndarray:
+    """Tsumo payments from the hand's total value (dealer pays half a non-dealer's win)."""
+    d = np.zeros((len(points), 4))
+    for s in range(4):
+        if s == winner:
+            continue
+        if winner == dealer:
+            share = points / 3.0
+        else:
+            share = points / 2.0 if s == dealer else points / 4.0
+        d[:, s] -= share + 100 * honba
+        d[:, winner] += share + 100 * honba
+    d[:, winner] += 1000 * kyotaku
+    return d
+
+
+def _noten_deltas(tenpai: np.ndarray) -> np.ndarray:
+    """(n, 4) noten payments for rows of four tenpai flags (3,000 points split)."""
+    t = np.asarray(tenpai, dtype=bool)
+    k = t.sum(1, keepdims=True).astype(float)
+    gain = np.where(t, 3000.0 / np.maximum(k, 1), -3000.0 / np.maximum(4 - k, 1))
+    return np.where((k == 0) | (k == 4), 0.0, gain)
+
+
+class RankTable:
+    """Payoffs (minus the expected final rank) of every outcome class of one hand situation.
+
+    Built once per distinct :class:`HandContext` (scores, sticks, honba, round); the agent
+    keeps the last one, so the decisions of a hand share it.
+    """
+
+    def __init__(self, rank_model, ctx: HandContext, win_points: np.ndarray):
+        self.ctx = ctx
+        me, dl, hb, ks = ctx.seat, ctx.dealer, ctx.honba, ctx.kyotaku
+        self.rank_model = rank_model
+        opp = [(me + k) % 4 for k in (1, 2, 3)]
+        g = GRID
+        # i's ron from each opponent, and tsumo, on the points grid
+        ron = np.concatenate([_ron_deltas(me, j, g, hb, ks) for j in opp])
+        er = expected_ranks(rank_model, ctx, ron, renchan=np.full(len(ron), me == dl), sticks_taken=np.ones(len(ron), bool))
+        self.u_ron_grid = -er.reshape(3, len(g)).mean(0)
+        ts = _tsumo_deltas(me, dl, g, hb, ks)
+        self.u_tsumo_grid = -expected_ranks(rank_model, ctx, ts, renchan=np.full(len(g), me == dl),
+                                            sticks_taken=np.ones(len(g), bool))
+        # another's win, per opponent j and point class c: j rons i (lose), j tsumo, j rons k
+        self.win_points = np.asarray(win_points, dtype=np.float64)  # [4, classes]
+        nc = self.win_points.shape[1]
+        self.u_lose_j = np.zeros((4, nc))
+        self.u_other_j = np.zeros((4, nc))
+        for j in opp:
+            pts = self.win_points[j]
+            rep = np.full(nc, j == dl)
+            tk = np.ones(nc, bool)
+            self.u_lose_j[j] = -expected_ranks(rank_model, ctx, _ron_deltas(j, me, pts, hb, ks), renchan=rep,
+                                               sticks_taken=tk)
+            u_ts = -expected_ranks(rank_model, ctx, _tsumo_deltas(j, dl, pts, hb, ks), renchan=rep, sticks_taken=tk)
+            thirds = [k for k in opp if k != j]
+            u_rk = np.mean([-expected_ranks(rank_model, ctx, _ron_deltas(j, k, pts, hb, ks), renchan=rep,
+                                            sticks_taken=tk) for k in thirds], axis=0)
+            self.u_other_j[j] = P_OTHER_TSUMO * u_ts + (1 - P_OTHER_TSUMO) * u_rk
+        # washout: every tenpai pattern of the 4 seats (16 rows), i's payoff per pattern
+        pats = ((np.arange(16)[:, None] >> np.arange(4)[None, :]) & 1).astype(bool)
+        self.patterns = pats
+        self.u_wash = -expected_ranks(rank_model, ctx, _noten_deltas(pats), renchan=pats[:, dl],
+                                      sticks_taken=np.zeros(16, bool))
+        # the same after i's riichi (1000 points on the table): the riichi stick's cost
+        rdel = _noten_deltas(pats)
+        rdel[:, me] -= 1000
+        self.u_wash_riichi = -expected_ranks(rank_model, ctx, rdel, renchan=pats[:, dl],
+                                             sticks_taken=np.zeros(16, bool), riichi_paid=1)
+        # nine-terminals abort: nothing paid, the dealer repeats, honba + 1
+        self.u_abort = float(-expected_ranks(rank_model, ctx, np.zeros((1, 4)), renchan=np.ones(1, bool),
+                                             sticks_taken=np.zeros(1, bool))[0])
+
+    def u_win(self, points: np.ndarray, tsumo: bool) -> np.ndarray:
+        """Payoff of i's win worth ``points`` (hand value, no honba/sticks); NaN stays NaN."""
+        p = np.asarray(points, dtype=np.float64)
+        out = np.interp(p, GRID, self.u_tsumo_grid if tsumo else self.u_ron_grid)
+        return np.where(np.isnan(p), np.nan, out)
+
+    def washout(self, p_tenpai: np.ndarray, me_tenpai: bool, riichi: bool = False) -> float:
+        """Expected washout payoff with i tenpai or not, the others by ``p_tenpai`` (independent)."""
+        pt = np.clip(np.asarray(p_tenpai, dtype=np.float64), 0.0, 1.0)
+        me = self.ctx.seat
+        w = np.ones(16)
+        for s in range(4):
+            if s == me:
+                w *= self.patterns[:, s] == me_tenpai
+            else:
+                w *= np.where(self.patterns[:, s], pt[s], 1.0 - pt[s])
+        u = self.u_wash_riichi if riichi else self.u_wash
+        return float(w @ u)
+
+
+# --- the win-payoff callable (scorer -> points -> expected rank) ---------------------------
+
+@numba.njit(cache=True)
+def _points_nb(hands14, tiles, tsumo, melds, nmeld, seat_wind, round_wind, riichi, dmult, red_held, red_fixed,
+               p_ippatsu, n_ura, unseen):
+    """Hand value (points) of each completed hand; NaN where it is no win (no yaku)."""
+    m = hands14.shape[0]
+    out = np.empty(m)
+    for i in range(m):
+        h = hands14[i].copy()
+        w = tiles[i]
+        red = red_fixed
+        for k in range(34):
+            if red_held[k] > 0 and h[k] > 0:
+                red += 1
+        h[w] -= 1
+        ms = melds[i, :nmeld[i]]
+        if riichi > 0:
+            pts = expected_score_nb(h, ms, w, tsumo, seat_wind, round_wind, riichi, dmult, red, 0, 0,
+                                    p_ippatsu, n_ura, unseen)[F_POINTS]
+        else:
+            pts = float(score_nb(h, ms, w, tsumo, seat_wind, round_wind, 0, dmult, red, 0, 0, 0, 0)[F_POINTS])
+        out[i] = pts if pts > 0 else np.nan
+    return out
+
+
+@dataclass
+class WinPayoff:
+    """``payoff(hands14, tiles, tsumo[, melds])`` of :class:`abstractions.params.MDPParams`:
+    the scorer's points through the :class:`RankTable`."""
+
+    table: RankTable
+    seat_wind: int
+    round_wind: int
+    dora_mult: np.ndarray
+    red_held: np.ndarray       # uint8[34]: red fives in the concealed hand (counted while the kind is held)
+    red_fixed: int             # red fives in the melds
+    unseen: np.ndarray
+    n_ura: int
+    riichi: int = 0
+    root_melds: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+
+    def points(self, hands14, tiles, tsumo: bool, melds=None) -> np.ndarray:
+        h = np.ascontiguousarray(hands14, dtype=np.uint8)
+        m = h.shape[0]
+        if melds is None:
+            rows = np.full((m, 4, 2), -1, np.int64)
+            k = len(self.root_melds)
+            if k:
+                rows[:, :k] = self.root_melds[None]
+        else:
+            rows = np.ascontiguousarray(melds, dtype=np.int64)
+        nmeld = (rows[:, :, 0] >= 0).sum(1).astype(np.int64)
+        return _points_nb(h, np.ascontiguousarray(tiles, dtype=np.int64), bool(tsumo), rows, nmeld,
+                          int(self.seat_wind), int(self.round_wind), int(self.riichi), self.dora_mult,
+                          self.red_held, int(self.red_fixed), P_IPPATSU, int(self.n_ura), self.unseen)
+
+    def __call__(self, hands14, tiles, tsumo: bool, melds=None) -> np.ndarray:
+        return self.table.u_win(self.points(hands14, tiles, tsumo, melds), bool(tsumo))
+
+
+# --- the parameters of one decision --------------------------------------------------------
+
+@dataclass
+class Situation:
+    """One decision's MDP inputs (``params``) and what the agent reports with them."""
+
+    params: MDPParams
+    table: RankTable
+    estimates: object          # regressors.estimators.DecisionEstimates
+    t_max: int
+    payoff: WinPayoff
+    root_melds: list[tuple[str, int]]
+
+
+def root_melds(state) -> list[tuple[str, int]]:
+    """The seat's melds as scorer ``(mjai type, kind)`` rows (a chi names its lowest kind)."""
+    return [(m.type, min(t >> 2 for t in m.tiles)) for m in state.melds[state.seat]]
+
+
+def _red_counts(state) -> tuple[np.ndarray, int]:
+    from game.tiles import RED_IDS
+
+    held = np.zeros(34, np.uint8)
+    for t in state.hand_ids:
+        if t in RED_IDS:
+            held[t >> 2] += 1
+    fixed = sum(1 for m in state.melds[state.seat] for t in m.tiles if t in RED_IDS)
+    return held, fixed
+
+
+def build_situation(state, estimates, rank_model, *, table: RankTable | None = None,
+                    hanchan: bool = False) -> Situation:
+    """The MDP parameters of ``state``'s decision (Sec. VI-C) from the estimators' output.
+
+    ``estimates``: ``Estimators.decision(state)``; ``rank_model``: the final-rank model;
+    ``table``: a :class:`RankTable` to reuse when its context is this hand's.
+    """
+    me = int(state.seat)
+    if not 0 <= me < 4:
+        raise MahjongError(f"seat {me} is outside 0..3")
+    ctx = HandContext.of(state, hanchan)
+    if table is None or table.ctx != ctx or not np.array_equal(table.win_points, estimates.win_class_points):
+        table = RankTable(rank_model, ctx, estimates.win_class_points)
+    p_ron = np.clip(np.asarray(estimates.p_ron, dtype=np.float64), 0.0, 1.0)
+    p_lose = np.clip(np.asarray(estimates.p_lose, dtype=np.float64), 0.0, 1.0)
+    probs = np.asarray(estimates.win_class_probs, dtype=np.float64)
+    ul_j = (probs * table.u_lose_j).sum(1)    # [4] payoff of paying j's win
+    uo_j = (probs * table.u_other_j).sum(1)   # [4] payoff of j's win paid by others
+    opp = [(me + k) % 4 for k in (1, 2, 3)]
+    w = p_ron[opp]                            # [3, 34]
+    tot = w.sum(0)
+    mean_ul = float(np.mean(ul_j[opp]))
+    u_lose = np.where(tot > 0, (w * ul_j[opp, None]).sum(0) / np.where(tot > 0, tot, 1.0), mean_ul)
+    pt = np.clip(np.asarray(estimates.p_tenpai, dtype=np.float64), 0.0, 1.0)
+    wt = pt[opp] + 1e-3                       # who wins when someone else does
+    u_other = float((wt * uo_j[opp]).sum() / wt.sum())
+    u_tw = table.washout(pt, True)
+    u_nw = table.washout(pt, False)
+    p_other = float(np.clip(estimates.p_end, 0.0, 0.95))
+    t_max = 1 + max(0, int(state.tiles_left)) // 4
+    T = max(1, min(int(estimates.horizon), t_max))
+    dm = np.zeros(34, np.uint8)
+    for ind in state.dora_indicators:
+        dm[dora_from_indicator(int(ind) >> 2)] += 1
+    red_held, red_fixed = _red_counts(state)
+    melds = root_melds(state)
+    from search.scorer import melds_array
+
+    rows = melds_array(melds)
+    unseen = np.ascontiguousarray(state.unseen, dtype=np.uint8)
+    common = dict(table=table, seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), dora_mult=dm,
+                  red_held=red_held, red_fixed=red_fixed, unseen=unseen, n_ura=len(state.dora_indicators),
+                  root_melds=rows)
+    payoff = WinPayoff(**common)
+    riichi = None
+    if not melds and not state.riichi[me]:
+        stick = table.washout(pt, False) - table.washout(pt, False, riichi=True)
+        riichi = RiichiParams(stick=max(0.0, float(stick)), payoff=WinPayoff(**common, riichi=1),
+                              p_other=p_other * RIICHI_OTHER_SCALE)
+    own = np.zeros(34, bool)
+    for d in state.discards[me]:
+        own[d.kind] = True
+    params = MDPParams(T=T, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=0.0,
+                       u_tw=u_tw, u_nw=u_nw, ron_ok=~own, payoff=payoff,
+                       fsm_p=float(np.clip(estimates.p_end, 0.02, 0.5)), riichi=riichi, calls=True,
+                       seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)
+    return Situation(params=params, table=table, estimates=estimates, t_max=t_max, payoff=payoff, root_melds=melds)
