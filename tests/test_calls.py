@@ -565,3 +565,31 @@ def test_horizon_keeps_root_values_with_calls_and_riichi(text, T):
     for name in ("stay", "pass_"):
         if getattr(a, name) is not None:
             assert getattr(b, name) == pytest.approx(getattr(a, name), abs=1e-12)
+
+
+@pytest.mark.parametrize("text,seat,rnd", [
+    ("234m456p3478s1155z", 1, 0),    # pairs of E and P: yakuhai by a pon, else tanyao or nothing
+    ("1239m456p3478s222z", 2, 1),    # a pair-less S triplet (the seat or round wind decides)
+])
+def test_open_yaku_on_real_hands_match_the_library(text, seat, rnd):
+    """The NaN pattern of the open-hand payoffs (one scorer run per completed hand) against the
+    ``mahjong`` library on a sample of the win list of a real graph."""
+    from abstractions.params import win_payoffs
+
+    h = hand_counts(text)
+    g = build_graph(h, (4 - h).astype(np.uint8), d=2, m=1)
+    ts, rn = win_payoffs(g, 1.0, yaku=True, seat_wind=seat, round_wind=rnd)
+    states, tiles = g.win_pairs()
+    open_ = np.flatnonzero(g.melds[states, 0] >= 0)
+    assert len(open_) > 50
+    pick = np.random.default_rng(3).choice(open_, size=min(150, len(open_)), replace=False)
+    seen = set()
+    for i in pick:
+        s, u = int(states[i]), int(tiles[i])
+        codes = tuple(int(c) for c in g.melds[s] if c >= 0)
+        c14 = _add(tuple(int(x) for x in g.hands[s]), u)
+        for tsumo, arr in ((True, ts), (False, rn)):
+            ok = _lib_yaku(c14, codes, (), u, tsumo, seat, rnd)
+            assert (arr[i] == arr[i]) == ok, (text, c14, codes, u, tsumo)
+            seen.add(ok)
+    assert seen == {True, False}
