@@ -31,6 +31,11 @@ def _cnn_bot(**kwargs: Any) -> Agent:
     return CnnBot(**kwargs)
 
 
+def _mdp(**kwargs: Any) -> Agent:
+    from player.agents.mdp import MdpAgent
+    return MdpAgent(**kwargs)
+
+
 # name -> factory(**kwargs) -> Agent. Factories import lazily so that a heavy agent
 # (torch, numba) costs nothing until it is asked for.
 AGENTS: dict[str, Callable[..., Agent]] = {
@@ -38,6 +43,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "tsumogiri": _tsumogiri,
     "efficiency": _efficiency,
     "cnn-bot": _cnn_bot,
+    "mdp": _mdp,
 }
 
 

@@ -1,0 +1,272 @@
+"""The MDP player of Kurita & Hoki: every legal action valued by its expected final rank.
+
+Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
+
+* **Wins** (tsumo, ron, chankan; Eq. 3) are always taken: a win pays points and never lowers
+  the winner's standing (simplest reading of "win when it does not lower the expected rank").
+* **Discards, riichi + discard, call + discard** (Eqs. 4, 5) are valued with Method 1 (Eq. 16):
+  the continuation ``V(I+)`` is the PSM root value of the hand after the action, solved by
+  retrograde analysis over the reduced hand graph (``search.hand_graph``,
+  ``abstractions.psm``), with the chance parameters and payoffs of
+  :mod:`abstractions.situation` (estimators + final-rank model). PSM may fold (spec A1), so
+  folding comes out of the same values. A riichi is planned at the ``reach`` decision (the
+  best ``riichi + discard`` against the best plain discard) and its discard made at the next.
+* **Pass** at an opponent's discard is the PSM value of drawing next (Eq. 9); each legal chi /
+  pon is the best ``call + discard`` of the graph's TAKE options (Eq. 10). A call the graph does
+  not hold (outside ``H``) and kans (spec A9: not modelled) are never chosen.
+* **Nine terminals** (``ryukyoku``) is valued as the abortive draw's situation (nothing paid,
+  the dealer repeats) against the best discard.
+* After an accepted riichi the hand is locked: win or discard the draw (no search).
+
+Fallback (counted in ``stats["fallback"]``): where the hand is 4 or more shanten (beyond the
+graph's budget: the paper's rule-based range, Sec. VII) or a graph cannot be built, the
+decision is the efficiency agent's (``player/agents/efficiency.py``: fold against threats,
+else tile efficiency), which this agent feeds every event.
+
+Explainability: ``last_values`` holds ``(action, value)`` for every legal action of the last
+decision (value = minus the expected final rank; None where not valued), ``last_info`` the
+decision's inputs (shanten, T, graph size, PSM ending probabilities of the choice), and
+:meth:`explain` prints them. Deterministic: ``reseed`` does nothing.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from abstractions.psm import solve_psm
+from abstractions.situation import RankTable, Situation, build_situation
+from game.errors import MahjongError
+from game.state import TableState
+from game.tiles import mjai_to_kind
+from player.agents.base import Agent, Event, find
+from player.agents.efficiency import EfficiencyAgent
+from search.hand_graph import CHI_CODE, build_graph
+from search.retrograde import OUTCOMES
+from search.shanten import shanten
+
+#: Hands this many shanten or more are left to the fallback (Sec. VII: rule-based > 3).
+MAX_SHANTEN = 4
+#: Calls (step 4's m) in the graph of a call decision, by the root's shanten; past the state
+#: budget the graph lowers it itself.
+CALL_M = {0: 1, 1: 1, 2: 1, 3: 0}
+NEG = -math.inf
+
+
+def _kind(name: str) -> int:
+    return mjai_to_kind(name)
+
+
+def call_code(action: Event) -> int:
+    """``search.hand_graph`` meld code of a chi/pon action (pon ``k``, chi ``34 + lowest``)."""
+    kinds = [_kind(action["pai"])] + [_kind(n) for n in action["consumed"]]
+    if action["type"] == "pon":
+        return kinds[0]
+    return CHI_CODE + min(kinds)
+
+
+def _tie_break(action: Event) -> float:
+    """Among equal kinds keep red fives and prefer tsumogiri (hides nothing)."""
+    if action["type"] != "dahai":
+        return 0.0
+    return (-1e-9 if action["pai"].endswith("r") else 0.0) + (1e-10 if action.get("tsumogiri") else 0.0)
+
+
+class MdpAgent(Agent):
+    """Kurita & Hoki's greedy expected-rank player (Method 1 / PSM at every shanten <= 3)."""
+
+    name = "mdp"
+
+    def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
+                 fold: bool = True) -> None:
+        super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
+        if estimators is None:
+            from regressors.estimators import Estimators
+
+            estimators = Estimators.default()
+        self.est = estimators
+        self.hanchan = bool(hanchan)
+        self.fold = bool(fold)
+        self.state = TableState(0)
+        self.fallback = EfficiencyAgent()
+        self.stats: Counter = Counter()
+        self.last_values: list[tuple[Event, float | None]] = []
+        self.last_info: dict = {}
+        self._table: RankTable | None = None
+        self._riichi_discard: int | None = None
+
+    # --- following the table -----------------------------------------------------------
+
+    def start_game(self, seat: int) -> None:
+        super().start_game(seat)
+        self.state = TableState(seat)
+        self.fallback.start_game(seat)
+        self._table = None
+        self._riichi_discard = None
+
+    def observe(self, event: Event) -> None:
+        self.state.update(event)
+        self.fallback.observe(event)
+        if event["type"] == "start_kyoku":
+            self._riichi_discard = None
+
+    # --- decisions ---------------------------------------------------------------------
+
+    def act(self, legal: list[Event]) -> Event:
+        self.stats["decisions"] += 1
+        self.last_values, self.last_info = [], {}
+        win = find(legal, "hora")
+        if win is not None:
+            self.last_values = [(a, 1.0 if a is win else None) for a in legal]
+            self.last_info = {"rule": "win (Eq. 3)"}
+            return win
+        if len(legal) == 1:
+            self.last_values = [(legal[0], None)]
+            return legal[0]
+        st = self.state
+        me = self.seat
+        if st.riichi[me]:
+            # locked after riichi: discard the draw (legal holds it) unless a kan is offered
+            for a in legal:
+                if a["type"] == "dahai":
+                    return a
+            return find(legal, "none") or legal[0]
+        try:
+            if any(a["type"] in ("dahai", "reach") for a in legal):
+                return self._own_turn(legal)
+            return self._respond(legal)
+        except MahjongError as err:  # a graph that cannot be built: the rule-based player
+            self.last_info["fallback"] = str(err)
+            return self._fallback(legal)
+
+    def _fallback(self, legal: list[Event]) -> Event:
+        self.stats["fallback"] += 1
+        choice = self.fallback.act(legal)
+        self.last_values = [(a, None) for a in legal]
+        self.last_info["rule"] = "fallback (efficiency agent)"
+        return choice
+
+    def _situation(self) -> Situation:
+        est = self.est.decision(self.state)
+        sit = build_situation(self.state, est, self.est.final_rank, table=self._table, hanchan=self.hanchan)
+        self._table = sit.table
+        sit.params.fold = self.fold
+        return sit
+
+    def _own_turn(self, legal: list[Event]) -> Event:
+        st = self.state
+        hand = np.asarray(st.hand, dtype=np.uint8)
+        if self._riichi_discard is not None and st.reach_declared[self.seat]:
+            planned = [a for a in legal if a["type"] == "dahai" and _kind(a["pai"]) == self._riichi_discard]
+            self._riichi_discard = None
+            if planned:
+                self.last_values = [(a, None) for a in legal]
+                self.last_info = {"rule": "riichi discard planned at the reach decision"}
+                return max(planned, key=_tie_break)
+        sh = shanten(hand)
+        if sh >= MAX_SHANTEN:
+            self.last_info = {"shanten": sh}
+            return self._fallback(legal)
+        sit = self._situation()
+        p = sit.params
+        closed = not sit.root_melds
+        g = build_graph(hand, st.unseen, horizon=p.T, melds=sit.root_melds, riichi=closed)
+        drawn = None if st.drawn is None else st.drawn >> 2
+        rv = solve_psm(g, p, drawn=drawn)
+        best_riichi = max(rv.riichi.items(), key=lambda kv: kv[1]) if rv.riichi else None
+        values: list[tuple[Event, float | None]] = []
+        for a in legal:
+            t = a["type"]
+            if t == "dahai":
+                v = rv.discards.get(_kind(a["pai"]))
+            elif t == "reach":
+                v = None if best_riichi is None else best_riichi[1]
+            elif t == "ryukyoku":
+                v = sit.table.u_abort
+            else:  # kans: not in the MDPs (spec A9)
+                v = None
+            values.append((a, v))
+        choice = self._argmax(values)
+        if choice["type"] == "reach":
+            self._riichi_discard = best_riichi[0]
+        key = ("riichi", best_riichi[0]) if choice["type"] == "reach" else (
+            _kind(choice["pai"]) if choice["type"] == "dahai" else None)
+        self._record(values, sit, g, sh, rv.probs.get(key))
+        return choice
+
+    def _respond(self, legal: list[Event]) -> Event:
+        st = self.state
+        passing = find(legal, "none")
+        calls = [a for a in legal if a["type"] in ("chi", "pon")]
+        if passing is None or not calls:
+            return passing or legal[0]
+        hand = np.asarray(st.hand, dtype=np.uint8)
+        sh = shanten(hand)
+        if sh >= MAX_SHANTEN:
+            self.last_info = {"shanten": sh}
+            return self._fallback(legal)
+        sit = self._situation()
+        p = sit.params
+        g = build_graph(hand, st.unseen, horizon=p.T, melds=sit.root_melds, riichi=not sit.root_melds,
+                        m=min(CALL_M.get(sh, 0), 4 - len(sit.root_melds)))
+        rv = solve_psm(g, p)
+        values: list[tuple[Event, float | None]] = []
+        best_key = {}
+        for a in legal:
+            if a["type"] == "none":
+                v = rv.pass_
+            elif a["type"] in ("chi", "pon"):
+                u, code = _kind(a["pai"]), call_code(a)
+                opts = {k: q for k, q in rv.calls.items() if k[0] == u and k[1] == code}
+                if opts:
+                    k = max(opts, key=opts.get)
+                    v, best_key[id(a)] = opts[k], k
+                else:
+                    v = None
+            else:
+                v = None
+            values.append((a, v))
+        choice = self._argmax(values)
+        key = "pass" if choice["type"] == "none" else ("call",) + best_key.get(id(choice), ())
+        self._record(values, sit, g, sh, rv.probs.get(key))
+        return choice
+
+    @staticmethod
+    def _argmax(values: list[tuple[Event, float | None]]) -> Event:
+        best, best_v = None, NEG
+        for a, v in values:
+            if v is None or v != v:
+                continue
+            score = v + _tie_break(a)
+            if best is None or score > best_v:
+                best, best_v = a, score
+        if best is None:
+            raise MahjongError("no legal action could be valued")
+        return best
+
+    def _record(self, values, sit: Situation, g, sh: int, probs) -> None:
+        self.stats["solved"] += 1
+        self.last_values = values
+        p = sit.params
+        self.last_info = {"rule": "PSM (Method 1, Eq. 16)", "shanten": int(sh), "T": int(p.T),
+                          "T_max": int(sit.t_max), "states": int(g.n_states), "p_other": float(p.p_other),
+                          "u_other": float(p.u_other), "u_tw": float(p.u_tw), "u_nw": float(p.u_nw)}
+        if probs is not None:
+            self.last_info["outcomes"] = {o: float(x) for o, x in zip(OUTCOMES, probs)}
+
+    # --- explanation -------------------------------------------------------------------
+
+    def explain(self) -> str:
+        """The last decision: each legal action with its value (minus the expected final
+        rank), best first, and the decision's inputs."""
+        rows = sorted(self.last_values, key=lambda av: -math.inf if av[1] is None else -av[1])
+        lines = [", ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
+                           for k, v in self.last_info.items() if k != "outcomes")]
+        for a, v in rows:
+            desc = " ".join(str(a[k]) for k in ("type", "pai", "consumed") if k in a)
+            lines.append(f"  {desc:30s} {'-' if v is None else f'{v:.4f} (E[rank] {-v:.3f})'}")
+        if "outcomes" in self.last_info:
+            lines.append("  chosen action's endings: " + ", ".join(
+                f"{o} {x:.2f}" for o, x in self.last_info["outcomes"].items()))
+        return "\n".join(lines)
