@@ -1,0 +1,258 @@
+"""The MDP player (player/agents/mdp.py) and its parameters (abstractions/situation.py).
+
+Oracles: the engine (every choice of full games is legal, or ``play_game`` raises), the
+final-rank model's own ``rank_features`` / ``rank_probs`` for the vectorised rank table, the
+scorer's ``score_hand`` for the win payoffs, and hand-built table situations whose right
+answer is plain mahjong (take the win, throw the isolated tile, fold to genbutsu against a
+riichi with a poor hand, riichi a good early tenpai).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from abstractions.situation import (HandContext, _rank_features_batch, build_situation, expected_ranks)
+from game.match import play_game
+from game.state import TableState
+from game.tiles import mjai_to_kind
+from player.agents.efficiency import EfficiencyAgent
+from player.agents.mdp import MdpAgent
+from player.registry import make_agent
+from regressors.estimators import Estimators
+from regressors.features import rank_features
+from search.scorer import score_hand
+
+
+@pytest.fixture(scope="module")
+def est() -> Estimators:
+    return Estimators.default()
+
+
+def names(s: str) -> list[str]:
+    """``"123m EE"`` style -> mjai names (honours E S W N P F C)."""
+    out, digits = [], []
+    for ch in s.replace(" ", ""):
+        if ch.isdigit():
+            digits.append(ch)
+        elif ch in "mps":
+            out += [d + ch for d in digits]
+            digits = []
+        else:
+            out.append(ch)
+    return out
+
+
+def events_for(hand: str, rounds: list[tuple[str, dict[int, str]]], *, riichi: dict[int, int] | None = None,
+               dora: str = "1s", last_draw: str | None = None) -> list[dict]:
+    """Seat 0's view of an east-1 hand: each round seat 0 draws and throws its draw, then
+    seats 1-3 draw (hidden) and discard the given tiles; ``riichi`` maps seat -> round of its
+    declaration. Ends with seat 0 drawing ``last_draw``."""
+    riichi = riichi or {}
+    tehais = [names(hand)] + [["?"] * 13] * 3
+    ev = [{"type": "start_game", "names": ["a", "b", "c", "d"]},
+          {"type": "start_kyoku", "bakaze": "E", "kyoku": 1, "honba": 0, "kyotaku": 0, "oya": 0,
+           "dora_marker": dora, "scores": [25000] * 4, "tehais": tehais}]
+    for r, (mine, theirs) in enumerate(rounds):
+        ev += [{"type": "tsumo", "actor": 0, "pai": mine},
+               {"type": "dahai", "actor": 0, "pai": mine, "tsumogiri": True}]
+        for s in (1, 2, 3):
+            ev.append({"type": "tsumo", "actor": s, "pai": "?"})
+            if riichi.get(s) == r:
+                ev.append({"type": "reach", "actor": s})
+            ev.append({"type": "dahai", "actor": s, "pai": theirs[s], "tsumogiri": False})
+            if riichi.get(s) == r:
+                ev.append({"type": "reach_accepted", "actor": s})
+    if last_draw is not None:
+        ev.append({"type": "tsumo", "actor": 0, "pai": last_draw})
+    return ev
+
+
+def agent_at(events: list[dict], est: Estimators) -> MdpAgent:
+    a = MdpAgent(estimators=est)
+    a.start_game(0)
+    for e in events:
+        a.observe(e)
+    return a
+
+
+def discard_legal(agent: MdpAgent, *, reach: bool = False, tsumo_win: bool = False) -> list[dict]:
+    st = agent.state
+    drawn = None if st.drawn is None else st.drawn
+    legal = []
+    if tsumo_win:
+        from game.tiles import id_to_mjai
+        legal.append({"type": "hora", "actor": 0, "target": 0, "pai": id_to_mjai(drawn)})
+    if reach:
+        legal.append({"type": "reach", "actor": 0})
+    seen = set()
+    from game.tiles import id_to_mjai
+    for t in st.hand_ids:
+        name = id_to_mjai(t)
+        tg = t == drawn
+        if (name, tg) not in seen:
+            seen.add((name, tg))
+            legal.append({"type": "dahai", "actor": 0, "pai": name, "tsumogiri": tg})
+    return legal
+
+
+# --- the rank table against the final-rank model ------------------------------------------
+
+def test_rank_features_batch_equals_the_models_features():
+    rng = np.random.default_rng(3)
+    S = rng.integers(-2000, 60000, size=(30, 4))
+    S[0] = [25000, 25000, 30000, 20000]  # ties follow Tenhou's seat order
+    for args in ((0, 2, 2, 1, 1, False), (1, 3, 3, 0, 2, True), (0, 3, 3, 4, 0, False)):
+        X = _rank_features_batch(S, *args)
+        for i in range(len(S)):
+            for p in range(4):
+                np.testing.assert_allclose(X[i, p], rank_features(list(S[i]), p, *args), rtol=1e-6, atol=1e-6)
+
+
+def test_expected_ranks_equal_rank_probs_of_the_next_hand(est):
+    fr = est.final_rank
+    ctx = HandContext(seat=1, scores=(30000, 22000, 26000, 22000), round_wind=0, kyoku=1, dealer=1, honba=1,
+                      kyotaku=1)
+    # seat 2 rons seat 1 for 3900 (+300 honba, +1000 stick): non-dealer win, next hand E3, dealer 2
+    d = np.array([[0, -4200, 5200, 0]])
+    got = expected_ranks(fr, ctx, d, renchan=np.array([False]), sticks_taken=np.array([True]))[0]
+    want = fr.expected_rank([30000, 17800, 31200, 22000], 0, 2, 2, 0, 0)[1]
+    assert got == pytest.approx(want, abs=1e-9)
+    # a washout with the dealer tenpai: dealer repeats, honba + 1, the stick stays
+    d = np.array([[-1000, 3000, -1000, -1000]])
+    got = expected_ranks(fr, ctx, d, renchan=np.array([True]), sticks_taken=np.array([False]))[0]
+    want = fr.expected_rank([29000, 25000, 25000, 21000], 0, 1, 1, 2, 1)[1]
+    assert got == pytest.approx(want, abs=1e-9)
+    # the last hand passes with someone above 30,000: the exact final ranks
+    last = HandContext(seat=3, scores=(31000, 25000, 24000, 20000), round_wind=0, kyoku=3, dealer=3, honba=0,
+                       kyotaku=0)
+    got = expected_ranks(fr, last, np.array([[0, 0, -8000, 8000]]), renchan=np.array([False]),
+                         sticks_taken=np.array([True]))[0]
+    assert got == 2.0
+
+
+# --- the situation's parameters ----------------------------------------------------------
+
+def _riichi_table(est):
+    rounds = [("N", {1: "9m", 2: "9m", 3: "9m"}), ("F", {1: "1p", 2: "1p", 3: "1p"}),
+              ("C", {1: "8m", 2: "8m", 3: "8m"}), ("9p", {1: "8p", 2: "8p", 3: "9s"}),
+              ("W", {1: "5m", 2: "W", 3: "E"}), ("1m", {1: "2s", 2: "S", 3: "3m"})]
+    # a 3-shanten hand (with the last draw) holding 8m, 8p and 5m, genbutsu against seat 1's riichi
+    ev = events_for("158m 258p 369s 5m 8p 4s 7s", rounds, riichi={1: 4}, last_draw="6m")
+    return agent_at(ev, est)
+
+
+def test_situation_params_are_sane(est):
+    agent = _riichi_table(est)
+    st = agent.state
+    d = est.decision(st)
+    sit = build_situation(st, d, est.final_rank)
+    p = sit.params.checked(st.unseen)
+    for arr in (p.p_lose, p.p_other, p.p_disc):
+        assert ((arr >= 0) & (arr <= 1)).all()
+    assert 1 <= p.T <= sit.t_max == 1 + st.tiles_left // 4
+    # payoffs are minus expected ranks
+    for u in (p.u_lose, p.u_other, p.u_tw, p.u_nw, sit.table.u_ron_grid, sit.table.u_tsumo_grid):
+        assert np.all((np.asarray(u) >= -4 - 1e-9) & (np.asarray(u) <= -1 + 1e-9))
+    # kinds every opponent has discarded (genbutsu for all three) cannot deal in
+    safe = [mjai_to_kind(n) for n in ("9m", "1p", "8m")]  # each discarded by seats 1, 2 and 3
+    for k in safe:
+        assert all(any(x.kind == k for x in st.discards[j]) for j in (1, 2, 3))
+        assert p.p_lose[k] == 0.0
+    assert p.p_lose.max() > 0.05  # against a riichi some kinds are dangerous
+    # paying a win is worse than any washout; tenpai washout better than noten; a bigger win better
+    assert p.u_lose.max() < p.u_nw < p.u_tw
+    from abstractions.situation import GRID
+    real = GRID >= 1000  # the LR is not exactly monotone below any real hand value
+    assert np.all(np.diff(sit.table.u_ron_grid[real]) >= -1e-3)
+    assert sit.table.u_win(np.array([8000.0]), False)[0] > sit.table.u_win(np.array([1000.0]), False)[0] + 0.2
+    # the riichi stick costs something in every non-win ending
+    assert p.riichi is not None and p.riichi.stick > 0
+
+
+def test_win_payoff_points_match_the_scorer(est):
+    ev = events_for("123m 456p 789s 34s 55m", [("N", {1: "9m", 2: "9m", 3: "1p"})], dora="2s", last_draw="W")
+    agent = agent_at(ev, est)
+    st = agent.state
+    sit = build_situation(st, est.decision(st), est.final_rank)
+    h13 = np.zeros(34, np.uint8)
+    for n in names("123m 456p 789s 34s 55m"):
+        h13[mjai_to_kind(n)] += 1
+    for win, tsumo in ((mjai_to_kind("2s"), True), (mjai_to_kind("5s"), False), (mjai_to_kind("2s"), False)):
+        h14 = h13.copy()
+        h14[win] += 1
+        pts = sit.payoff.points(h14[None], np.array([win]), tsumo)[0]
+        want = score_hand(h13, win, tsumo=tsumo, seat_wind=0, round_wind=0, dora_indicators=[mjai_to_kind("2s")])
+        if want.points == 0:  # a closed ron without yaku is no win
+            assert np.isnan(pts)
+        else:
+            assert pts == want.points
+
+
+# --- hand-built decisions -----------------------------------------------------------------
+
+def test_takes_a_tsumo_win(est):
+    ev = events_for("123m 456p 789s 34s 55m", [("N", {1: "9m", 2: "9m", 3: "1p"})], last_draw="2s")
+    agent = agent_at(ev, est)
+    legal = discard_legal(agent, tsumo_win=True)
+    assert agent.act(legal)["type"] == "hora"
+
+
+def test_takes_a_ron(est):
+    ev = events_for("123m 456p 789s 34s 55m", [("N", {1: "9m", 2: "9m", 3: "1p"})])
+    ev += [{"type": "tsumo", "actor": 0, "pai": "W"}, {"type": "dahai", "actor": 0, "pai": "W", "tsumogiri": True},
+           {"type": "tsumo", "actor": 1, "pai": "?"}, {"type": "dahai", "actor": 1, "pai": "5s", "tsumogiri": False}]
+    agent = agent_at(ev, est)
+    legal = [{"type": "hora", "actor": 0, "target": 1, "pai": "5s"}, {"type": "none"}]
+    assert agent.act(legal)["type"] == "hora"
+
+
+def test_throws_the_isolated_tile_of_a_one_shanten_hand(est):
+    ev = events_for("123m 4569p 23s 57s EE", [("8m", {1: "9m", 2: "9s", 3: "1p"})], last_draw="N")
+    agent = agent_at(ev, est)
+    choice = agent.act(discard_legal(agent))
+    assert choice["type"] == "dahai" and choice["pai"] in ("N", "9p"), agent.explain()
+    assert agent.stats["solved"] == 1 and agent.stats["fallback"] == 0
+    values = dict((a["pai"], v) for a, v in agent.last_values if a["type"] == "dahai")
+    # breaking a finished run or the pair is worse than either isolated tile
+    for keep in ("2m", "5p", "E"):
+        assert values[keep] < max(values["N"], values["9p"])
+
+
+def test_folds_to_genbutsu_against_a_riichi_with_a_poor_hand(est):
+    agent = _riichi_table(est)
+    choice = agent.act(discard_legal(agent))
+    k = mjai_to_kind(choice["pai"])
+    st = agent.state
+    passed = [x.kind for x in st.discards[1]] + [x.kind for j in (2, 3) for x in st.discards[j][4:]] \
+        + [x.kind for x in st.discards[0][5:]]
+    assert k in passed, agent.explain()
+    assert agent.last_info["outcomes"]["fold"] > 0.3
+
+
+def test_declares_riichi_on_a_good_early_tenpai(est):
+    ev = events_for("123m 456p 789s 34s 55m", [("9p", {1: "9m", 2: "9s", 3: "1p"})], last_draw="N")
+    agent = agent_at(ev, est)
+    choice = agent.act(discard_legal(agent, reach=True))
+    assert choice["type"] == "reach", agent.explain()
+    agent.observe({"type": "reach", "actor": 0})
+    after = agent.act([a for a in discard_legal(agent) if a["pai"] in ("N",)] +
+                      [{"type": "dahai", "actor": 0, "pai": "1m", "tsumogiri": False}])
+    assert after == {"type": "dahai", "actor": 0, "pai": "N", "tsumogiri": True}
+
+
+def test_registry_builds_it():
+    a = make_agent("mdp", seed=3)
+    assert isinstance(a, MdpAgent) and a.name == "mdp"
+
+
+# --- full games ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed,seat", [(11, 0), (12, 2)])
+def test_full_games_are_legal(est, seed, seat):
+    mdp = MdpAgent(estimators=est)
+    agents = [EfficiencyAgent() for _ in range(4)]
+    agents[seat] = mdp
+    res = play_game(agents, seed=seed)  # raises IllegalActionError on any illegal choice
+    assert sorted(res.ranks) == [1, 2, 3, 4] and sum(res.scores) <= 100000
+    assert mdp.stats["solved"] > 10
+    assert mdp.stats["fallback"] < mdp.stats["decisions"]
