@@ -1,0 +1,130 @@
+"""Benchmark of the MDP player's decisions (``player/agents/mdp.py``) in self-play.
+
+Plays ``--games`` east games of one ``mdp`` against three ``efficiency`` agents (the mdp seat
+rotates with the game index), timing every ``act`` call of the mdp agent after an untimed
+warm-up game (numba compilation, estimator caches). Reported by kind of decision:
+
+* ``psm``: decisions valued by PSM (own turn: discards / riichi; at an opponent's discard:
+  pass / calls): estimators + situation + graph + solve;
+* ``fallback``: hands of 4+ shanten left to the efficiency agent;
+* ``all``: every call, trivial ones included (a single legal action, a win, riichi-locked).
+
+Times are wall-clock and the CPU time of the thread (steadier on a shared machine); the load
+average is printed with the table. Pin to one core on a shared box:
+
+    taskset -c 0 python benchmarks/mdp_bench.py              # table of median / p90 / p99
+    python benchmarks/mdp_bench.py --games 8 --json          # one JSON object
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from game.errors import MahjongError  # noqa: E402
+from game.match import play_game  # noqa: E402
+from player.agents.efficiency import EfficiencyAgent  # noqa: E402
+from player.agents.mdp import MdpAgent  # noqa: E402
+
+
+class _Timed:
+    """Wraps the agent's ``act``, recording (kind, wall ms, cpu ms, graph states) per call."""
+
+    def __init__(self, agent: MdpAgent):
+        self.agent = agent
+        self.rows: list[tuple[str, float, float, int]] = []
+        self._act = agent.act
+        agent.act = self.act
+
+    def act(self, legal):
+        before = dict(self.agent.stats)
+        c0, t0 = time.thread_time(), time.perf_counter()
+        choice = self._act(legal)
+        wall, cpu = 1e3 * (time.perf_counter() - t0), 1e3 * (time.thread_time() - c0)
+        st = self.agent.stats
+        kind = ("fallback" if st["fallback"] > before.get("fallback", 0)
+                else "psm" if st["solved"] > before.get("solved", 0) else "trivial")
+        self.rows.append((kind, wall, cpu, int(self.agent.last_info.get("states", 0))))
+        return choice
+
+
+def _pct(x) -> dict[str, float]:
+    x = np.asarray(x, float)
+    if not len(x):
+        return {"n": 0}
+    return {"n": int(len(x)), "median": float(np.median(x)), "p90": float(np.percentile(x, 90)),
+            "p99": float(np.percentile(x, 99)), "max": float(x.max())}
+
+
+def run(games: int, seed: int) -> dict:
+    agent = MdpAgent()
+    timer = _Timed(agent)
+    effs = [EfficiencyAgent() for _ in range(4)]
+
+    def one(g: int) -> None:
+        seat = g % 4
+        seats = list(effs)
+        seats[seat] = agent
+        play_game(seats, seed=seed + g)
+
+    one(-1)  # warm-up, untimed
+    timer.rows.clear()
+    agent.stats.clear()
+    t0 = time.perf_counter()
+    for g in tqdm(range(games), desc="games", file=sys.stderr):
+        one(g)
+    elapsed = time.perf_counter() - t0
+    rows = timer.rows
+    out: dict = {"games": games, "seed": seed, "load_average": os.getloadavg(), "seconds": elapsed,
+                 "decisions": len(rows), "stats": dict(agent.stats)}
+    for kind in ("psm", "fallback", "trivial", "all"):
+        sel = [r for r in rows if kind == "all" or r[0] == kind]
+        out[kind] = {"wall_ms": _pct([r[1] for r in sel]), "cpu_ms": _pct([r[2] for r in sel])}
+    out["psm"]["states"] = _pct([r[3] for r in rows if r[0] == "psm"])
+    out["fallback_rate"] = agent.stats["fallback"] / max(1, len(rows))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=4, help="timed games (default 4)")
+    ap.add_argument("--seed", type=int, default=1000, help="wall seed of the first game (default 1000)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    if args.games < 1:
+        print("error: --games must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        out = run(args.games, args.seed)
+    except MahjongError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(f"{out['decisions']} mdp decisions in {args.games} games ({out['seconds']:.0f} s); load average "
+          + " ".join(f"{x:.2f}" for x in out["load_average"]) + f"; fallback rate {out['fallback_rate']:.3f}")
+    print(f"{'':22}{'n':>6}{'median':>10}{'p90':>10}{'p99':>10}{'max':>10}")
+    for kind in ("psm", "fallback", "trivial", "all"):
+        for clock in ("wall_ms", "cpu_ms"):
+            r = out[kind][clock]
+            if r["n"]:
+                print(f"{kind + ' ' + clock:22}{r['n']:6d}{r['median']:10.1f}{r['p90']:10.1f}{r['p99']:10.1f}"
+                      f"{r['max']:10.1f}")
+    s = out["psm"]["states"]
+    if s["n"]:
+        print(f"{'psm graph states':22}{s['n']:6d}{s['median']:10.0f}{s['p90']:10.0f}{s['p99']:10.0f}{s['max']:10.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
