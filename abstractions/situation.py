@@ -348,11 +348,14 @@ def _red_counts(state) -> tuple[np.ndarray, int]:
 
 
 def build_situation(state, estimates, rank_model, *, table: RankTable | None = None,
-                    hanchan: bool = False) -> Situation:
+                    hanchan: bool = False, full_horizon: bool = False) -> Situation:
     """The MDP parameters of ``state``'s decision (Sec. VI-C) from the estimators' output.
 
     ``estimates``: ``Estimators.decision(state)``; ``rank_model``: the final-rank model;
     ``table``: a :class:`RankTable` to reuse when its context is this hand's.
+    ``full_horizon``: ``T = T_max`` instead of the paper's ``r T_max`` (spec A7). The ratio
+    ``r`` was fitted on when hands really ended, others' wins included, which ``P_O`` also
+    models per turn: the paper's choice counts that ending twice.
     """
     me = int(state.seat)
     if not 0 <= me < 4:
@@ -377,7 +380,7 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     u_nw = table.washout(pt, False)
     p_other = float(np.clip(estimates.p_end, 0.0, 0.95))
     t_max = 1 + max(0, int(state.tiles_left)) // 4
-    T = max(1, min(int(estimates.horizon), t_max))
+    T = t_max if full_horizon else max(1, min(int(estimates.horizon), t_max))
     dm = np.zeros(34, np.uint8)
     for ind in state.dora_indicators:
         dm[dora_from_indicator(int(ind) >> 2)] += 1
@@ -393,7 +396,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     payoff = WinPayoff(**common)
     riichi = None
     if not melds and not state.riichi[me]:
-        stick = table.washout(pt, False) - table.washout(pt, False, riichi=True)
+        # a riichi hand is tenpai at a washout: the stick's cost there stands for every non-win ending
+        stick = table.washout(pt, True) - table.washout(pt, True, riichi=True)
         riichi = RiichiParams(stick=max(0.0, float(stick)), payoff=WinPayoff(**common, riichi=1),
                               p_other=p_other * RIICHI_OTHER_SCALE)
     own = np.zeros(34, bool)

@@ -79,7 +79,7 @@ class MdpAgent(Agent):
     name = "mdp"
 
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
-                 fold: bool = True) -> None:
+                 fold: bool = True, full_horizon: bool = False) -> None:
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -88,6 +88,7 @@ class MdpAgent(Agent):
         self.est = estimators
         self.hanchan = bool(hanchan)
         self.fold = bool(fold)
+        self.full_horizon = bool(full_horizon)  # T = T_max instead of r T_max (situation.build_situation)
         self.state = TableState(0)
         self.fallback = EfficiencyAgent()
         self.stats: Counter = Counter()
@@ -149,7 +150,8 @@ class MdpAgent(Agent):
 
     def _situation(self) -> Situation:
         est = self.est.decision(self.state)
-        sit = build_situation(self.state, est, self.est.final_rank, table=self._table, hanchan=self.hanchan)
+        sit = build_situation(self.state, est, self.est.final_rank, table=self._table, hanchan=self.hanchan,
+                              full_horizon=self.full_horizon)
         self._table = sit.table
         sit.params.fold = self.fold
         return sit
