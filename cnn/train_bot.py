@@ -54,20 +54,70 @@ def _batches(n: int, size: int, rng: np.random.Generator | None):
         yield order[i : i + size]
 
 
+def predict(net: GaoNet, x: np.ndarray, chans: list[int], device: str,
+            mask: np.ndarray | None = None, batch: int = 1024) -> np.ndarray:
+    """Top-1 class of every sample (masked to ``mask`` when given)."""
+    net.eval()
+    out = np.empty(len(x), dtype=np.int64)
+    with torch.no_grad():
+        for idx in _batches(len(x), batch, None):
+            logits = net(torch.from_numpy(unpack(x[idx], chans)).to(device)).cpu().numpy()
+            if mask is not None:
+                logits = np.where(mask[idx], logits, -np.inf)
+            out[idx] = logits.argmax(1)
+    return out
+
+
 def evaluate(net: GaoNet, x: np.ndarray, y: np.ndarray, chans: list[int], device: str,
              mask: np.ndarray | None = None, batch: int = 1024) -> float:
     """Top-1 accuracy (masked to ``mask`` when given)."""
     if len(y) == 0:
         return float("nan")
+    return float((predict(net, x, chans, device, mask, batch) == y).mean())
+
+
+def balanced_accuracy(pred: np.ndarray, y: np.ndarray) -> float:
+    """Mean recall over the classes present in ``y`` (a one-class net scores 1 / #classes)."""
+    classes = np.unique(y)
+    if len(classes) == 0:
+        return float("nan")
+    return float(np.mean([(pred[y == c] == c).mean() for c in classes]))
+
+
+def class_weights(y: np.ndarray, n_classes: int) -> np.ndarray:
+    """Inverse class frequency, normalised so a balanced set weighs 1 a sample; absent classes 0."""
+    counts = np.bincount(y, minlength=n_classes).astype(np.float64)
+    present = counts > 0
+    w = np.zeros(n_classes)
+    w[present] = counts.sum() / (present.sum() * counts[present])
+    return w
+
+
+def recalibrate_bn(net: GaoNet, x: np.ndarray, rows: np.ndarray, chans: list[int], device: str,
+                   batches: int, batch: int, seed: int) -> None:
+    """Re-estimate the batch-norm running statistics on ``batches`` training batches.
+
+    Keras' momentum 0.99 (``KERAS_BN_MOMENTUM``) needs hundreds of steps before the running
+    means and variances used at inference forget their initial 0 / 1; after a short CPU run
+    they are still far off and the eval-mode net is much worse than the trained one. This
+    averages the statistics of the current weights (cumulative average, dropout off) and
+    leaves every trained weight unchanged.
+    """
+    bns = [m for m in net.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    saved = [m.momentum for m in bns]
     net.eval()
-    hits = 0
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None  # cumulative moving average over the batches below
+        m.train()
+    rng = np.random.default_rng(seed)
     with torch.no_grad():
-        for idx in _batches(len(y), batch, None):
-            logits = net(torch.from_numpy(unpack(x[idx], chans)).to(device)).cpu().numpy()
-            if mask is not None:
-                logits = np.where(mask[idx], logits, -np.inf)
-            hits += int((logits.argmax(1) == y[idx]).sum())
-    return hits / len(y)
+        for _ in range(batches):
+            pick = rows[rng.integers(0, len(rows), min(batch, len(rows)))]
+            net(torch.from_numpy(unpack(x[pick], chans)).to(device))
+    for m, mom in zip(bns, saved):
+        m.momentum = mom
+    net.eval()
 
 
 def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -> dict:
@@ -90,10 +140,44 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
         net = start
         log(f"{task}: starting from {init}")
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
-    loss_fn = nn.CrossEntropyLoss()
+    counts = np.bincount(y[tr], minlength=config.n_classes)
+    weighted = args.class_weight == "inverse" and task != "discard"
+    weight = torch.tensor(class_weights(y[tr], config.n_classes), dtype=torch.float32) if weighted else None
+    loss_fn = nn.CrossEntropyLoss(weight=None if weight is None else weight.to(device))
+    masked_loss = args.mask_loss and mask is not None
+    if task != "discard":
+        log(f"{task}: training classes {counts.tolist()}"
+            + (f", loss weights {[round(float(w), 3) for w in weight]}" if weighted else ", unweighted loss"))
     rng = np.random.default_rng(args.seed)
-    best = {"epoch": 0, "val_acc": -1.0}
+    best = {"epoch": 0, "step": 0, "score": -1.0}
     out = Path(args.out) / f"{task}.pt"
+    total_steps = 0
+
+    def checkpoint(epoch: int, train_acc: float, loss: float) -> None:
+        """Held-out score now; save when it is the best so far (T§4.2: keep the best epoch)."""
+        nonlocal best
+        if args.bn_recalibrate:
+            recalibrate_bn(net, x, tr, chans, device, args.bn_recalibrate, args.batch, args.seed + total_steps)
+        pred = predict(net, x[va], chans, device, None if mask is None else mask[va])
+        val_acc = float((pred == y[va]).mean()) if len(va) else float("nan")
+        val_bal = balanced_accuracy(pred, y[va]) if len(va) else float("nan")
+        log(f"{task} epoch {epoch} step {total_steps}: loss {loss:.4f} train_acc {train_acc:.4f} "
+            f"val_acc {val_acc:.4f} val_balanced_acc {val_bal:.4f} (train {len(tr)}, held-out {len(va)})")
+        # A class-weighted net is chosen by balanced accuracy, else plain accuracy would
+        # prefer the majority-class net the weighting is there to avoid.
+        score = val_bal if weighted else val_acc
+        if np.isnan(score):
+            score = train_acc
+        if score > best["score"]:
+            best = {"epoch": epoch, "step": total_steps, "score": score, "val_acc": val_acc,
+                    "val_balanced_acc": val_bal, "train_acc": train_acc}
+            meta = {"task": task, "epoch": epoch, "step": total_steps, "train_samples": int(len(tr)),
+                    "heldout_samples": int(len(va)), "val_acc": val_acc, "val_balanced_acc": val_bal,
+                    "train_acc": train_acc, "records": args.records, "thesis_sampling": args.thesis_sampling,
+                    "class_weight": args.class_weight if weighted else "none", "mask_loss": masked_loss}
+            save_checkpoint(net, out, meta=meta, half=args.half)
+        net.train()
+
     for epoch in range(1, args.epochs + 1):
         net.train()
         seen = hits = 0
@@ -108,6 +192,9 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
             xb = torch.from_numpy(unpack(x[rows], chans)).to(device)
             yb = torch.from_numpy(y[rows]).to(device)
             logits = net(xb)
+            if masked_loss:  # softmax over the legal discards only [deviation, --mask-loss]
+                legal = torch.from_numpy(mask[rows]).to(device)
+                logits = logits.masked_fill(~legal, -1e4)
             loss = loss_fn(logits, yb)
             opt.zero_grad()
             loss.backward()
@@ -116,20 +203,15 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
             hits += int((logits.argmax(1) == yb).sum())
             seen += len(rows)
             steps += 1
+            total_steps += 1
+            if args.eval_every and total_steps % args.eval_every == 0:
+                checkpoint(epoch, hits / max(seen, 1), total_loss / max(seen, 1))
             if args.max_steps and steps >= args.max_steps:
                 break
-        train_acc = hits / max(seen, 1)
-        val_acc = evaluate(net, x[va], y[va], chans, device, None if mask is None else mask[va])
-        log(f"{task} epoch {epoch}: loss {total_loss / max(seen, 1):.4f} train_acc {train_acc:.4f} "
-            f"val_acc {val_acc:.4f} (train {len(tr)}, held-out {len(va)})")
-        score = val_acc if not np.isnan(val_acc) else train_acc
-        if score > best["val_acc"]:
-            best = {"epoch": epoch, "val_acc": score, "train_acc": train_acc}
-            meta = {"task": task, "epoch": epoch, "train_samples": int(len(tr)),
-                    "heldout_samples": int(len(va)), "val_acc": val_acc, "train_acc": train_acc,
-                    "records": args.records, "thesis_sampling": args.thesis_sampling}
-            save_checkpoint(net, out, meta=meta, half=args.half)
-    return {"task": task, "samples": int(len(y)), "trained": True, "best": best, "path": str(out)}
+        if not (args.eval_every and total_steps % args.eval_every == 0):
+            checkpoint(epoch, hits / max(seen, 1), total_loss / max(seen, 1))
+    return {"task": task, "samples": int(len(y)), "classes": counts.tolist(), "trained": True,
+            "best": best, "path": str(out)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,6 +238,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default=None, help="cuda / cpu (default: cuda when present)")
     ap.add_argument("--dataset", default=None, help="dataset cache (default OUT/dataset.npz)")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    ap.add_argument("--mask-loss", action="store_true",
+                    help="discard loss over the legal tiles only (deviation: the paper uses all 34)")
+    ap.add_argument("--class-weight", default="none", choices=("none", "inverse"),
+                    help="pon/chi/riichi loss weights: 'inverse' class frequency of the training "
+                         "split (deviation: the thesis used none, T§7.3.1); the best checkpoint is "
+                         "then chosen by balanced accuracy")
+    ap.add_argument("--eval-every", type=int, default=0,
+                    help="also score the held-out games every N steps and keep the best (0 = per epoch)")
+    ap.add_argument("--bn-recalibrate", type=int, default=0, metavar="BATCHES",
+                    help="before each held-out score, re-estimate the batch-norm statistics on this "
+                         "many training batches (short runs: Keras' slow momentum leaves them unset)")
+    ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
     args = ap.parse_args(argv)
     try:
         return _run(args)
@@ -175,6 +269,8 @@ def _run(args) -> int:
     if not paths:
         raise MahjongError(f"no record files match {args.records!r}")
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if args.threads:
+        torch.set_num_threads(args.threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     log_file = (out / "train_log.txt").open("a")
