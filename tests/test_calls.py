@@ -11,7 +11,6 @@
 """
 from __future__ import annotations
 
-import itertools
 from functools import lru_cache
 
 import numpy as np
@@ -22,6 +21,8 @@ from abstractions import MDPParams, RiichiParams, fsm_closed_form, solve_psm, so
 from game.errors import MahjongError
 from game.tiles import hand_counts
 from search.hand_graph import CHI_CODE, build_graph
+
+from graph_reference import reference_h1
 
 NAN = float("nan")
 
@@ -63,31 +64,6 @@ def _take(c, code, sign=-1):
 
 
 # --- the graph from its definition ----------------------------------------------------------
-
-def _reference_h1(h0, unseen, d):
-    """H1 = {h : |h \\ h0| + shanten(h) <= d} by enumeration (a 14-tile root: its h0 - t at
-    distance 0 are kept whatever their shanten)."""
-    base = [int(x) for x in h0]
-    cap = [int(x) for x in np.asarray(h0, int) + unseen]
-    extra = 1 if sum(base) % 3 == 2 else 0
-    held = [k for k in range(34) for _ in range(base[k])]
-    out = set()
-    for m in range(d + 1):
-        for rem in set(itertools.combinations(held, m + extra)):
-            c = list(base)
-            for k in rem:
-                c[k] -= 1
-            for add in itertools.combinations_with_replacement(range(34), m):
-                h = list(c)
-                for k in add:
-                    h[k] += 1
-                if any(h[k] > cap[k] for k in add):
-                    continue
-                dist = sum(max(0, h[k] - base[k]) for k in range(34))
-                if dist == 0 or dist + _shanten(h) <= d:
-                    out.add(tuple(h))
-    return out
-
 
 def _reference_h(h1, m):
     """Step 4: every hand of H1 with <= m of its mentsu revealed -> (concealed, sorted codes)."""
@@ -150,7 +126,7 @@ def test_states_and_calls_equal_the_definition(text, d, m):
     h = hand_counts(text)
     unseen = (4 - h).astype(np.uint8)
     g = build_graph(h, unseen, d=d, m=m)
-    h1 = _reference_h1(h, unseen.astype(int), d)
+    h1 = reference_h1(h, unseen.astype(int), d)
     want = {(c, codes, False) for c, codes in _reference_h(h1, m)}
     want |= {(c, (), True) for c in h1 if any(c[u] < 4 and _complete(_add(c, u)) for u in range(34))}
     mine = _states(g)

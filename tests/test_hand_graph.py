@@ -1,51 +1,15 @@
 """The reduced hand graph (Sec. VI-D) against a plain breadth-first search and the spec's sizes."""
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pytest
-import riichienv
 
 from game.errors import MahjongError
 from game.tiles import hand_counts
 from search.hand_graph import build_graph, is_complete
 
-
-def _riichienv_shanten(counts: np.ndarray) -> int:
-    return riichienv.calculate_shanten([4 * k + j for k in range(34) for j in range(int(counts[k]))])
-
-
-def _reference_h1(h0: np.ndarray, unseen: np.ndarray, d: int) -> set[tuple[int, ...]]:
-    """H1 = {h : |h \\ h0| + shanten(h) <= d} straight from its definition, shanten from riichienv.
-
-    Every hand within ``m <= d`` exchanges is ``h0`` less ``m`` tiles (``m + 1`` for a 14-tile
-    root, whose ``h0 - t`` are the distance-0 seeds, kept whatever their shanten) plus ``m``
-    tiles of any kind, with at most ``h0 + unseen`` copies of a kind.
-    """
-    base = [int(x) for x in h0]
-    cap = [int(x) for x in h0.astype(int) + unseen]
-    extra = 1 if sum(base) % 3 == 2 else 0
-    held = [k for k in range(34) for _ in range(base[k])]
-    out = set()
-    for m in range(d + 1):
-        for rem in set(itertools.combinations(held, m + extra)):
-            c = list(base)
-            for k in rem:
-                c[k] -= 1
-            for add in itertools.combinations_with_replacement(range(34), m):
-                h = list(c)
-                for k in add:
-                    h[k] += 1
-                if any(h[k] > cap[k] for k in add):
-                    continue
-                key = tuple(h)
-                if key in out:
-                    continue
-                dist = sum(max(0, h[k] - base[k]) for k in range(34))
-                if dist == 0 or (dist <= d and dist + _riichienv_shanten(np.array(h)) <= d):
-                    out.add(key)
-    return out
+from graph_reference import reference_h1, riichienv_shanten
 
 
 def _unseen(h: np.ndarray) -> np.ndarray:
@@ -81,7 +45,7 @@ def test_states_equal_the_plain_search(text, d, seen):
     g = build_graph(h, unseen, d=d, m=0, riichi=False)
     mine = {tuple(int(x) for x in row) for row in g.hands}
     assert len(mine) == g.n_states  # no two states share a hand (no key collision)
-    assert mine == _reference_h1(h, unseen.astype(int), d)
+    assert mine == reference_h1(h, unseen.astype(int), d)
     cap = h.astype(int) + unseen
     assert (g.hands <= cap).all()
 
@@ -131,7 +95,7 @@ def test_win_list_matches_riichienv():
             if g.hands[s, u] < 4:
                 c = g.hands[s].copy()
                 c[u] += 1
-                if _riichienv_shanten(c) == -1:
+                if riichienv_shanten(c) == -1:
                     want.append(u)
         assert wins == want
         assert (g.tenpai[s] == 1) == (g.shanten[s] == 0)

@@ -1,0 +1,43 @@
+"""Plain references for the reduced hand graph's tests: H1 from its definition (Sec. VI-D)."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import riichienv
+
+
+def riichienv_shanten(counts: np.ndarray) -> int:
+    return riichienv.calculate_shanten([4 * k + j for k in range(34) for j in range(int(counts[k]))])
+
+
+def reference_h1(h0: np.ndarray, unseen: np.ndarray, d: int) -> set[tuple[int, ...]]:
+    """H1 = {h : |h \\ h0| + shanten(h) <= d} straight from its definition, shanten from riichienv.
+
+    Every hand within ``m <= d`` exchanges is ``h0`` less ``m`` tiles (``m + 1`` for a 14-tile
+    root, whose ``h0 - t`` are the distance-0 seeds, kept whatever their shanten) plus ``m``
+    tiles of any kind, with at most ``h0 + unseen`` copies of a kind.
+    """
+    base = [int(x) for x in h0]
+    cap = [int(x) for x in h0.astype(int) + unseen]
+    extra = 1 if sum(base) % 3 == 2 else 0
+    held = [k for k in range(34) for _ in range(base[k])]
+    out = set()
+    for m in range(d + 1):
+        for rem in set(itertools.combinations(held, m + extra)):
+            c = list(base)
+            for k in rem:
+                c[k] -= 1
+            for add in itertools.combinations_with_replacement(range(34), m):
+                h = list(c)
+                for k in add:
+                    h[k] += 1
+                if any(h[k] > cap[k] for k in add):
+                    continue
+                key = tuple(h)
+                if key in out:
+                    continue
+                dist = sum(max(0, h[k] - base[k]) for k in range(34))
+                if dist == 0 or (dist <= d and dist + riichienv_shanten(np.array(h)) <= d):
+                    out.add(key)
+    return out
