@@ -21,6 +21,7 @@ import numpy as np
 from cnn.bot_data import build_dataset, load_or_build, unpack
 from cnn.encoders import N_PLANES
 from cnn.policy import CnnPolicy, load_nets
+from game.cli import reports_errors
 from game.errors import MahjongError
 
 
@@ -84,6 +85,7 @@ def agreement(policy: CnnPolicy, data: dict[str, np.ndarray]) -> dict:
     return res
 
 
+@reports_errors
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cnn.agreement", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -94,22 +96,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    try:
-        from game.records import iter_record_files
+    from game.records import iter_record_files
 
-        paths = iter_record_files(args.records if "," not in args.records else args.records.split(","))
-        if not paths:
-            raise MahjongError(f"no record files match {args.records!r}")
-        policy = CnnPolicy(load_nets(args.models))
-        progress = not (args.quiet or args.json)
-        if args.dataset:
-            data = load_or_build(paths, Path(args.dataset), thesis=args.thesis_sampling, progress=progress)
-        else:
-            data = build_dataset(paths, thesis=args.thesis_sampling, progress=progress)
-        res = agreement(policy, data)
-    except MahjongError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    paths = iter_record_files(args.records if "," not in args.records else args.records.split(","))
+    if not paths:
+        raise MahjongError(f"no record files match {args.records!r}")
+    policy = CnnPolicy(load_nets(args.models))
+    progress = not (args.quiet or args.json)
+    if args.dataset:
+        data = load_or_build(paths, Path(args.dataset), thesis=args.thesis_sampling, progress=progress)
+    else:
+        data = build_dataset(paths, thesis=args.thesis_sampling, progress=progress)
+    res = agreement(policy, data)
     if args.json:  # strict JSON: undefined ratios (nothing predicted positive) are null
         print(json.dumps({k: None if isinstance(v, float) and v != v else v for k, v in res.items()}))
     else:

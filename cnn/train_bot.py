@@ -24,6 +24,7 @@ from tqdm import tqdm
 from cnn.bot_data import TASKS, load_or_build, unpack
 from cnn.encoders import MODEL_PLANES, channels
 from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint
+from game.cli import reports_errors
 from game.errors import MahjongError
 
 OFFER_TASKS = ("pon", "chi")  # nets that read the offered-tile plane [PROPOSAL]
@@ -214,6 +215,7 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
             "best": best, "path": str(out)}
 
 
+@reports_errors
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cnn.train_bot", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -251,11 +253,7 @@ def main(argv: list[str] | None = None) -> int:
                          "many training batches (short runs: Keras' slow momentum leaves them unset)")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
     args = ap.parse_args(argv)
-    try:
-        return _run(args)
-    except MahjongError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return _run(args)
 
 
 def _run(args) -> int:

@@ -15,12 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
-from game.errors import MahjongError, RecordError
+from game.cli import reports_errors
+from game.errors import RecordError
 
 
 def build_planes(files, progress: bool = False) -> dict[str, np.ndarray]:
     """Planes and labels of every discard decision of the records (all hands known)."""
-    from cnn.estimator_planes import N_PLANES, encode
+    from cnn.estimator_planes import encode
     from game.tiles import mjai_to_kind
     from regressors.datasets import _future_labels, read_record
     from regressors.replay import FullReplay
@@ -123,6 +124,7 @@ def train(data: dict[str, np.ndarray], *, epochs: int = 4, batch: int = 256, lr:
     return CnnEstimators(net.cpu())
 
 
+@reports_errors
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cnn.train_estimators", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -135,16 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blocks", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    try:
-        spec = args.records if len(args.records) > 1 else args.records[0]
-        data = load_or_build_planes(spec, args.cache or args.out)
-        est = train(data, epochs=args.epochs, channels=args.channels, blocks=args.blocks,
-                    max_rows=args.max_rows, seed=args.seed)
-        path = est.save(Path(args.out) / "estimators.pt")
-        print(f"trained on {len(data['tile'])} decisions -> {path}")
-    except MahjongError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    spec = args.records if len(args.records) > 1 else args.records[0]
+    data = load_or_build_planes(spec, args.cache or args.out)
+    est = train(data, epochs=args.epochs, channels=args.channels, blocks=args.blocks,
+                max_rows=args.max_rows, seed=args.seed)
+    path = est.save(Path(args.out) / "estimators.pt")
+    print(f"trained on {len(data['tile'])} decisions -> {path}")
     return 0
 
 

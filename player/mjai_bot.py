@@ -17,8 +17,9 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
+from game.cli import reports_errors
 from game.decisions import LiveSeat
-from game.errors import MahjongError, RecordError
+from game.errors import RecordError
 from game.state import seat_view
 from player.registry import AGENTS, make_agent
 
@@ -71,6 +72,7 @@ def read_batches(stream: TextIO, name: str = "<stdin>") -> Iterator[list[dict[st
         yield batch
 
 
+@reports_errors
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m player.mjai_bot", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -80,17 +82,13 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"registered agent to run (known: {', '.join(sorted(AGENTS))})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the agent's own randomness")
     args = parser.parse_args(argv)
-    try:
-        bot = MjaiBot(make_agent(args.agent, seed=args.seed), args.seat)
-        for number, batch in enumerate(read_batches(sys.stdin), 1):
-            try:
-                answer = bot.react(batch)
-            except RecordError as exc:
-                raise RecordError(str(exc), path="<stdin>", position=f"line {number}") from None
-            print(json.dumps(answer, separators=(",", ":")), flush=True)
-    except MahjongError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    bot = MjaiBot(make_agent(args.agent, seed=args.seed), args.seat)
+    for number, batch in enumerate(read_batches(sys.stdin), 1):
+        try:
+            answer = bot.react(batch)
+        except RecordError as exc:
+            raise RecordError(str(exc), path="<stdin>", position=f"line {number}") from None
+        print(json.dumps(answer, separators=(",", ":")), flush=True)
     return 0
 
 

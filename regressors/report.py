@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from game.errors import MahjongError, ModelFileError
+from game.cli import reports_errors
+from game.errors import ModelFileError
 from regressors.base import load_json, save_json
 from regressors.datasets import N_POINT_CLASSES, Dataset, load_or_build
 from regressors.deal_in import UnseenBaseline, dataset_deal_in
@@ -164,6 +165,7 @@ def format_table(res: dict) -> str:
     return "\n".join(lines)
 
 
+@reports_errors
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m regressors.report", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -175,31 +177,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plots", default=None, help="directory for calibration PNGs")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
-    try:
-        est = Estimators.load(args.models)
-        base = load_baselines(args.models)
-        spec = args.records if len(args.records) > 1 else args.records[0]
-        ds = load_or_build(spec, args.cache, progress=not args.json)
-        cnn = None
-        if not args.no_cnn:
-            try:
-                from cnn.estimators import CnnEstimators
+    est = Estimators.load(args.models)
+    base = load_baselines(args.models)
+    spec = args.records if len(args.records) > 1 else args.records[0]
+    ds = load_or_build(spec, args.cache, progress=not args.json)
+    cnn = None
+    if not args.no_cnn:
+        try:
+            from cnn.estimators import CnnEstimators
 
-                cnn = CnnEstimators.load(args.cnn) if args.cnn else CnnEstimators.default()
-            except ModelFileError:
-                if args.cnn:
-                    raise
-        res = evaluate(est, ds, base, cnn)
-        curves = res.pop("_curves")
-        if args.plots:
-            calibration_plot(curves, Path(args.plots) / "calibration.png")
-        if args.json:
-            print(json.dumps(res))
-        else:
-            print(f"{ds.n_games} games\n" + format_table(res))
-    except MahjongError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+            cnn = CnnEstimators.load(args.cnn) if args.cnn else CnnEstimators.default()
+        except ModelFileError:
+            if args.cnn:
+                raise
+    res = evaluate(est, ds, base, cnn)
+    curves = res.pop("_curves")
+    if args.plots:
+        calibration_plot(curves, Path(args.plots) / "calibration.png")
+    if args.json:
+        print(json.dumps(res))
+    else:
+        print(f"{ds.n_games} games\n" + format_table(res))
     return 0
 
 

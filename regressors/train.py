@@ -13,8 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
+from game.cli import reports_errors
 from game.errors import MahjongError
 from regressors.datasets import Dataset, load_or_build
 from regressors.deal_in import WaitHistogram
@@ -48,6 +47,7 @@ def fit_all(ds: Dataset) -> Estimators:
                        "hand_end": end, "horizon": horizon, "win_value": win})
 
 
+@reports_errors
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m regressors.train", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -57,22 +57,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=None, help="dataset cache directory (default: OUT)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    try:
-        spec = args.records if len(args.records) > 1 else args.records[0]
-        ds = load_or_build(spec, args.cache or args.out, progress=not args.quiet)
-        est = fit_all(ds)
-        est.save(args.out)
-        from regressors.report import fit_baselines, save_baselines
+    spec = args.records if len(args.records) > 1 else args.records[0]
+    ds = load_or_build(spec, args.cache or args.out, progress=not args.quiet)
+    est = fit_all(ds)
+    est.save(args.out)
+    from regressors.report import fit_baselines, save_baselines
 
-        save_baselines(fit_baselines(ds, est), args.out)
-        meta = {"records": args.records, "games": ds.n_games,
-                "rows": {k: int(len(ds.arrays[f"{k}_game"])) for k in ("rank", "dec", "wait", "win")},
-                "command": "python -m regressors.train " + " ".join(sys.argv[1:] if argv is None else argv)}
-        (Path(args.out) / "TRAINED_ON.json").write_text(json.dumps(meta, indent=1))
-        print(f"trained on {ds.n_games} games: {meta['rows']} -> {args.out}")
-    except MahjongError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    save_baselines(fit_baselines(ds, est), args.out)
+    meta = {"records": args.records, "games": ds.n_games,
+            "rows": {k: int(len(ds.arrays[f"{k}_game"])) for k in ("rank", "dec", "wait", "win")},
+            "command": "python -m regressors.train " + " ".join(sys.argv[1:] if argv is None else argv)}
+    (Path(args.out) / "TRAINED_ON.json").write_text(json.dumps(meta, indent=1))
+    print(f"trained on {ds.n_games} games: {meta['rows']} -> {args.out}")
     return 0
 
 

@@ -1,0 +1,24 @@
+"""What every command-line tool of the project shares: bad input ends in one line, exit 2.
+
+A ``main(argv) -> int`` wrapped by :func:`reports_errors` prints a :class:`MahjongError`
+(a malformed record, an unknown agent, a missing model file...) as ``error: <message>`` on
+stderr, naming the file and position the error carries, and returns 2, never a traceback.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+
+from game.errors import MahjongError
+
+
+def reports_errors(main: Callable[..., int]) -> Callable[..., int]:
+    @functools.wraps(main)
+    def wrapper(*args, **kwargs) -> int:
+        try:
+            return main(*args, **kwargs)
+        except MahjongError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    return wrapper
