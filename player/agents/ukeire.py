@@ -27,6 +27,22 @@ def _accept(counts, idx, unseen, current, suit_tab, honor_tab) -> int:
 
 
 @numba.njit(cache=True)
+def _after_discards(counts, idx, suit_tab, honor_tab, out):
+    """Shanten after discarding each held kind into ``out``; returns the least of them."""
+    best = 99
+    for d in range(34):
+        if counts[d] == 0:
+            continue
+        apply_tile_nb(idx, d, -1)
+        s = shanten_idx_nb(idx, suit_tab, honor_tab)
+        out[d] = s
+        if s < best:
+            best = s
+        apply_tile_nb(idx, d, 1)
+    return best
+
+
+@numba.njit(cache=True)
 def discard_stats_nb(counts, unseen, suit_tab, honor_tab, all_accept):
     """For a hand of 3n+2 tiles: shanten after each discard kind and its acceptance.
 
@@ -37,16 +53,7 @@ def discard_stats_nb(counts, unseen, suit_tab, honor_tab, all_accept):
     shanten = np.full(34, 99, np.int64)
     accept = np.zeros(34, np.int64)
     idx = part_indices_nb(counts)
-    best = 99
-    for d in range(34):
-        if counts[d] == 0:
-            continue
-        apply_tile_nb(idx, d, -1)
-        s = shanten_idx_nb(idx, suit_tab, honor_tab)
-        shanten[d] = s
-        if s < best:
-            best = s
-        apply_tile_nb(idx, d, 1)
+    best = _after_discards(counts, idx, suit_tab, honor_tab, shanten)
     for d in range(34):
         if counts[d] == 0 or (shanten[d] > best and not all_accept):
             continue
@@ -69,17 +76,8 @@ def hand_stats_nb(counts, unseen, suit_tab, honor_tab):
 @numba.njit(cache=True)
 def best_discard_shanten_nb(counts, suit_tab, honor_tab) -> int:
     """The least shanten reachable by one discard from a hand of 3n+2 tiles."""
-    idx = part_indices_nb(counts)
-    best = 99
-    for d in range(34):
-        if counts[d] == 0:
-            continue
-        apply_tile_nb(idx, d, -1)
-        s = shanten_idx_nb(idx, suit_tab, honor_tab)
-        if s < best:
-            best = s
-        apply_tile_nb(idx, d, 1)
-    return best
+    return _after_discards(counts, part_indices_nb(counts), suit_tab, honor_tab,
+                           np.full(34, 99, np.int64))
 
 
 class Efficiency:
