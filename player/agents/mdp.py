@@ -42,7 +42,7 @@ from game.state import TableState
 from game.tiles import mjai_to_kind
 from player.agents.base import Agent, Event, find
 from player.agents.efficiency import EfficiencyAgent
-from search.hand_graph import CHI_CODE, build_graph
+from search.hand_graph import CHI_CODE, HandGraph, build_graph
 from search.retrograde import OUTCOMES
 from search.shanten import shanten
 
@@ -156,6 +156,15 @@ class MdpAgent(Agent):
         sit.params.fold = self.fold
         return sit
 
+    def _graph(self, hand: np.ndarray, *, calls: int | None = None) -> tuple[Situation, HandGraph]:
+        """This decision's situation and its reduced hand graph (riichi twins when closed;
+        ``calls`` caps the revealed mentsu, None keeps the graph's default by shanten)."""
+        sit = self._situation()
+        m = None if calls is None else min(calls, 4 - len(sit.root_melds))
+        g = build_graph(hand, self.state.unseen, horizon=sit.params.T, melds=sit.root_melds,
+                        riichi=not sit.root_melds, m=m)
+        return sit, g
+
     def _own_turn(self, legal: list[Event]) -> Event:
         st = self.state
         hand = np.asarray(st.hand, dtype=np.uint8)
@@ -170,12 +179,9 @@ class MdpAgent(Agent):
         if sh >= MAX_SHANTEN:
             self.last_info = {"shanten": sh}
             return self._fallback(legal)
-        sit = self._situation()
-        p = sit.params
-        closed = not sit.root_melds
-        g = build_graph(hand, st.unseen, horizon=p.T, melds=sit.root_melds, riichi=closed)
+        sit, g = self._graph(hand)
         drawn = None if st.drawn is None else st.drawn >> 2
-        rv = solve_psm(g, p, drawn=drawn)
+        rv = solve_psm(g, sit.params, drawn=drawn)
         best_riichi = max(rv.riichi.items(), key=lambda kv: kv[1]) if rv.riichi else None
         values: list[tuple[Event, float | None]] = []
         for a in legal:
@@ -208,11 +214,8 @@ class MdpAgent(Agent):
         if sh >= MAX_SHANTEN:
             self.last_info = {"shanten": sh}
             return self._fallback(legal)
-        sit = self._situation()
-        p = sit.params
-        g = build_graph(hand, st.unseen, horizon=p.T, melds=sit.root_melds, riichi=not sit.root_melds,
-                        m=min(CALL_M.get(sh, 0), 4 - len(sit.root_melds)))
-        rv = solve_psm(g, p)
+        sit, g = self._graph(hand, calls=CALL_M.get(sh, 0))
+        rv = solve_psm(g, sit.params)
         values: list[tuple[Event, float | None]] = []
         best_key = {}
         for a in legal:
