@@ -62,6 +62,21 @@ def locked(graph: HandGraph) -> HandGraph:
                    twin=np.full_like(graph.twin, -1))
 
 
+def _furiten_ron(graph: HandGraph, u_ron: np.ndarray, ron_ok: np.ndarray) -> np.ndarray:
+    """``u_ron`` with every win of a furiten state NaN: a state one of whose waits is a kind
+    that may not be ronned (our own discards) cannot ron at all."""
+    bad = ~np.asarray(ron_ok, dtype=bool)[graph.win_tile]
+    if not bad.any():
+        return u_ron
+    counts = np.diff(graph.win_ptr)
+    owner = np.repeat(np.arange(len(counts)), counts)
+    furiten = np.zeros(len(counts), bool)
+    furiten[owner[bad]] = True
+    out = u_ron.copy()
+    out[furiten[owner]] = np.nan
+    return out
+
+
 def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win: bool,
         drawn: int | None, track: bool = True) -> RootValues:
     riichi = None
@@ -70,6 +85,8 @@ def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win:
     if allow_win:
         u_tsumo, u_ron = win_payoffs(graph, p.payoff, riichi_payoff=None if p.riichi is None else p.riichi.payoff,
                                      yaku=p.yaku, seat_wind=p.seat_wind, round_wind=p.round_wind)
+        if p.furiten:
+            u_ron = _furiten_ron(graph, u_ron, p.ron_ok)
     else:
         u_tsumo = u_ron = np.zeros(len(graph.win_tile))
     if v_stop is not None and graph.n_twins:

@@ -51,10 +51,10 @@ class RiichiParams:
         """The locked states' parameters in the shapes of :func:`search.retrograde.solve`."""
         T, st = base.T, float(self.stick)
         pl = base.p_lose if self.p_lose is None else _vec(self.p_lose, 34, "riichi.p_lose")
-        po = base.p_other if self.p_other is None else _vec(self.p_other, T, "riichi.p_other")
+        po = base.p_other if self.p_other is None else _per_turn(self.p_other, T, "riichi.p_other")
         pe = base.p_end if self.p_end is None else _vec(self.p_end, T, "riichi.p_end")
         pd = base.p_disc if self.p_disc is None else _vec(self.p_disc, 34, "riichi.p_disc")
-        if ((pl < 0) | (pl > 1)).any() or ((po < 0) | (po > 1) | (pe < 0) | (pe > 1)).any():
+        if ((pl < 0) | (pl > 1)).any() or ((po < 0) | (po > 1)).any() or ((pe < 0) | (pe > 1)).any():
             raise MahjongError("riichi probabilities must lie in [0, 1]")
         if (pd < 0).any() or pd.sum() > 1 + 1e-9:
             raise MahjongError("riichi.p_disc must be a distribution over the 34 kinds")
@@ -74,9 +74,10 @@ class MDPParams:
         Horizon: the discards player *i* can still make (a 14-tile root's own discard counts).
     p_lose, u_lose : float[34]
         Probability that a discard of each kind is ronned at once, and the payoff then (Eq. 20).
-    p_other : float or float[T]
+    p_other : float, float[T] or float[T+1]
         Per turn ``n = 0..T-1``: probability that the hand ends by another player's win before
-        *i*'s next draw; payoff ``u_other``.
+        *i*'s next draw; payoff ``u_other``. Entry ``T``, when given, is the chance that another
+        wins after *i*'s last discard, before the washout at the horizon (0 otherwise).
     p_end : float or float[T]
         Per turn: probability that the hand ends in a draw before *i*'s next draw (abortive or an
         earlier exhaustive draw); payoff ``u_tw`` / ``u_nw`` by *i*'s tenpai.
@@ -87,6 +88,9 @@ class MDPParams:
         counts (spec A5).
     ron_ok : bool[34], optional
         Kinds *i* may ron (False for furiten kinds, spec A13); default all.
+    furiten : bool
+        Tenhou's furiten: a hand any of whose waits is a kind with ``ron_ok`` False cannot
+        ron at all (tsumo stays); False: only those kinds are not ronned.
     payoff : Payoff or float
         Win payoffs (a constant, or a callable such as the scorer + rank model).
     fsm_p, fold : float, bool
@@ -120,6 +124,7 @@ class MDPParams:
     u_nw: float = 0.0
     p_disc: np.ndarray | None = None
     ron_ok: np.ndarray | None = None
+    furiten: bool = False
     payoff: Payoff | float = 1.0
     fsm_p: float = 0.1
     fold: bool = True
@@ -140,9 +145,9 @@ class MDPParams:
         pl = _vec(self.p_lose, 34, "p_lose")
         if ((pl < 0) | (pl > 1)).any():
             raise MahjongError("p_lose must lie in [0, 1]")
-        po = _vec(self.p_other, T, "p_other")
+        po = _per_turn(self.p_other, T, "p_other")
         pe = _vec(self.p_end, T, "p_end")
-        if ((po < 0) | (po > 1) | (pe < 0) | (pe > 1)).any():
+        if ((po < 0) | (po > 1)).any() or ((pe < 0) | (pe > 1)).any():
             raise MahjongError("p_other and p_end must lie in [0, 1]")
         if self.p_disc is None:
             w = np.asarray(unseen, dtype=np.float64)
@@ -162,11 +167,20 @@ class MDPParams:
             raise MahjongError("riichi must be a RiichiParams or None")
         return MDPParams(T=T, p_lose=pl, u_lose=_vec(self.u_lose, 34, "u_lose"), p_other=po,
                          u_other=float(self.u_other), p_end=pe, u_tw=float(self.u_tw), u_nw=float(self.u_nw),
-                         p_disc=pd, ron_ok=ron, payoff=self.payoff, fsm_p=float(self.fsm_p), fold=bool(self.fold),
+                         p_disc=pd, ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff, fsm_p=float(self.fsm_p), fold=bool(self.fold),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
                          p_chi=float(self.p_chi), seat_wind=int(self.seat_wind), round_wind=int(self.round_wind),
                          yaku=bool(self.yaku))
+
+
+def _per_turn(x, T: int, name: str) -> np.ndarray:
+    """``p_other`` as T+1 numbers: a number or T numbers for the turns before the horizon
+    (no other win after the last discard), or T+1 numbers."""
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim == 1 and a.shape == (T + 1,):
+        return a.copy()
+    return np.append(_vec(x, T, name), 0.0)
 
 
 def _vec(x, n: int, name: str) -> np.ndarray:

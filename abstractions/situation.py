@@ -8,16 +8,26 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
 * ``P_L(t)``, ``U_L(t)`` (Eq. 20): the estimators' per-opponent ron probabilities; ``U_L`` is
   the ron-probability-weighted mean over the opponents of the expected payoff after paying
   that opponent's win (its point-class distribution, ``win_value``);
-* ``P_O`` (other win, Eq. 8): the estimators' hand-end probability before our next turn;
-  ``U_O`` the payoff of another's win in which we do not pay, weighted by the opponents'
-  tenpai probabilities, half tsumo and half ron from a third player (our choice);
+* ``P_O[n]`` (other win, Eq. 8): per future turn, the hazard model's chance that another
+  player's win ends the hand before our next draw (``regressors.hazard``; after our riichi
+  its own curve, the others facing a riichi), ``P_end[n]`` its abortive-draw rate; ``U_O``
+  the payoff of another's win in which we do not pay, weighted by the opponents' tenpai
+  probabilities, half tsumo and half ron from a third player (our choice);
 * ``U_tw`` / ``U_nw``: the washout with us tenpai / noten, the noten payments taken in
-  expectation over the opponents' tenpai patterns (independent, ``P^j_T`` at ``I``; Eq. 19);
-* ``T``: the horizon ``max(1, round(r T_max))``, ``T_max = 1 + W // 4`` (spec 5.1, A7);
+  expectation over the opponents' tenpai patterns (independent), each opponent tenpai with
+  its projected chance *at the exhaustive draw* (Eq. 19: "the probabilities when a hand
+  ends");
+* ``T``: the horizon ``T_max = 1 + W // 4`` (spec 5.1): the wall's end, where the washout
+  is paid; another's win after our last discard is ``P_O[T]``;
+* furiten: a hand with any wait among our discards cannot ron at all (Tenhou's rule);
 * win payoffs: the scorer's points (dora, red fives still held, riichi, expected ura and
   ippatsu for riichi hands) through a per-hand table of points -> expected final rank
   (ron paid by one of the three opponents, equally likely; tsumo split by the dealer rule;
   honba and riichi sticks on top; the dealer repeats).
+
+:class:`Endings` switches each of these back to the first player's choices (the ratio
+horizon ``max(1, round(r T_max))`` paid as a washout, one ``P_O`` for every turn, the
+opponents' tenpai *now* at the washout, furiten by own discards only) for the ablations.
 
 Post-hand scores go to the final-rank model (``regressors.final_rank``) at the next hand's
 situation (dealer repeat, honba, sticks, game over). Everything that depends on the scores
@@ -347,15 +357,45 @@ def _red_counts(state) -> tuple[np.ndarray, int]:
     return held, fixed
 
 
+@dataclass(frozen=True)
+class Endings:
+    """How the parameters model the hand's endings (each switch: the fix on, or the first
+    player's choice for the ablations).
+
+    ``full_horizon``: ``T = T_max`` (else the paper's ``max(1, round(r T_max))``, spec A7: the
+    ratio ``r`` was fitted on when hands really ended, others' wins included, which ``P_O``
+    also models, so the cut counts that ending twice and pays it as a washout).
+    ``hazard``: per-turn ``P_O[n]`` and ``P_end`` from ``hazards`` (else the hand-end model's
+    one number for every turn, scaled by :data:`RIICHI_OTHER_SCALE` after our riichi, and no
+    abortive draws). ``projected_washout``: the opponents' tenpai at the draw (else now).
+    ``furiten``: a hand with a wait among our discards has no ron at all (else only those
+    kinds are not ronned).
+    """
+
+    full_horizon: bool = True
+    hazard: bool = True
+    projected_washout: bool = True
+    furiten: bool = True
+
+
+#: The first player's endings (all four fixes off).
+PAPER_ENDINGS = Endings(False, False, False, False)
+
+
+def hazard_turns(t_max: int) -> np.ndarray:
+    """The hazard intervals ``q`` of ``P_O[n]``, ``n = 0..t_max``: ``q = max(n, 1)`` (``n = 0``
+    is the interval in progress at a call decision, ``n`` the one after our ``n``-th discard)."""
+    return np.maximum(np.arange(t_max + 1), 1)
+
+
 def build_situation(state, estimates, rank_model, *, table: RankTable | None = None,
-                    hanchan: bool = False, full_horizon: bool = False) -> Situation:
+                    hanchan: bool = False, hazards=None, endings: Endings = Endings()) -> Situation:
     """The MDP parameters of ``state``'s decision (Sec. VI-C) from the estimators' output.
 
-    ``estimates``: ``Estimators.decision(state)``; ``rank_model``: the final-rank model;
-    ``table``: a :class:`RankTable` to reuse when its context is this hand's.
-    ``full_horizon``: ``T = T_max`` instead of the paper's ``r T_max`` (spec A7). The ratio
-    ``r`` was fitted on when hands really ended, others' wins included, which ``P_O`` also
-    models per turn: the paper's choice counts that ending twice.
+    ``estimates``: ``Estimators.decision(state)``; ``hazards``: ``Estimators.hazards(state,
+    estimates, hazard_turns(T_max))`` (needed unless ``endings`` turns off both the hazards
+    and the projected washout); ``rank_model``: the final-rank model; ``table``: a
+    :class:`RankTable` to reuse when its context is this hand's.
     """
     me = int(state.seat)
     if not 0 <= me < 4:
@@ -376,11 +416,24 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     pt = np.clip(np.asarray(estimates.p_tenpai, dtype=np.float64), 0.0, 1.0)
     wt = pt[opp] + 1e-3                       # who wins when someone else does
     u_other = float((wt * uo_j[opp]).sum() / wt.sum())
-    u_tw = table.washout(pt, True)
-    u_nw = table.washout(pt, False)
-    p_other = float(np.clip(estimates.p_end, 0.0, 0.95))
     t_max = 1 + max(0, int(state.tiles_left)) // 4
-    T = t_max if full_horizon else max(1, min(int(estimates.horizon), t_max))
+    T = t_max if endings.full_horizon else max(1, min(int(estimates.horizon), t_max))
+    if (endings.hazard or endings.projected_washout) and hazards is None:
+        raise MahjongError("build_situation: these endings need the hazard estimates")
+    pt_end = np.clip(hazards.p_tenpai_end, 0.0, 1.0) if endings.projected_washout else pt
+    u_tw = table.washout(pt_end, True)
+    u_nw = table.washout(pt_end, False)
+    if endings.hazard:
+        p_other = np.clip(np.asarray(hazards.p_other, dtype=np.float64)[:T + 1], 0.0, 0.95)
+        p_other_riichi = np.clip(np.asarray(hazards.p_other_riichi, dtype=np.float64)[:T + 1], 0.0, 0.95)
+        p_end = float(hazards.p_abort)
+        # FSM's one constant (Eq. 11): the mean hazard of the turns a fold would last
+        fsm_p = float(np.mean(p_other[1:])) if T > 1 else float(p_other[-1])
+    else:
+        p_other = float(np.clip(estimates.p_end, 0.0, 0.95))
+        p_other_riichi = p_other * RIICHI_OTHER_SCALE
+        p_end = 0.0
+        fsm_p = float(np.clip(estimates.p_end, 0.02, 0.5))
     dm = np.zeros(34, np.uint8)
     for ind in state.dora_indicators:
         dm[dora_from_indicator(int(ind) >> 2)] += 1
@@ -399,12 +452,12 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         # a riichi hand is tenpai at a washout: the stick's cost there stands for every non-win ending
         stick = table.washout(pt, True) - table.washout(pt, True, riichi=True)
         riichi = RiichiParams(stick=max(0.0, float(stick)), payoff=WinPayoff(**common, riichi=1),
-                              p_other=p_other * RIICHI_OTHER_SCALE)
+                              p_other=p_other_riichi)
     own = np.zeros(34, bool)
     for d in state.discards[me]:
         own[d.kind] = True
-    params = MDPParams(T=T, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=0.0,
-                       u_tw=u_tw, u_nw=u_nw, ron_ok=~own, payoff=payoff,
-                       fsm_p=float(np.clip(estimates.p_end, 0.02, 0.5)), riichi=riichi, calls=True,
+    params = MDPParams(T=T, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end,
+                       u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=endings.furiten, payoff=payoff,
+                       fsm_p=fsm_p, riichi=riichi, calls=True,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)
     return Situation(params=params, table=table, estimates=estimates, t_max=t_max, payoff=payoff, root_melds=melds)

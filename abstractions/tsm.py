@@ -18,6 +18,6 @@ from search.hand_graph import HandGraph
 
 def solve_tsm(graph: HandGraph, params: MDPParams) -> RootValues:
     """``P^TSM_T`` per root action (the values; also ``result.prob(action, "tenpai_washout")``)."""
-    p = replace(params.checked(graph.unseen), p_lose=np.zeros(34), p_other=np.zeros(params.T),
+    p = replace(params.checked(graph.unseen), p_lose=np.zeros(34), p_other=np.zeros(params.T + 1),
                 u_tw=1.0, u_nw=0.0, fold=False, riichi=None)
     return run(graph, p, v_stop=None, allow_win=False, drawn=None, track=True)

@@ -21,7 +21,7 @@ def solve_wsm(graph: HandGraph, params: MDPParams, *, u_washout: float = 0.0,
               drawn: int | None = None) -> RootValues:
     """``V^WSM`` (values) and ``P^WSM_win`` (``result.prob(action, "win")``)."""
     p = params.checked(graph.unseen)
-    zero = dict(p_lose=np.zeros(34), p_other=np.zeros(params.T))
+    zero = dict(p_lose=np.zeros(34), p_other=np.zeros(params.T + 1))
     riichi = None if p.riichi is None else replace(p.riichi, stick=0.0, u_lose=None, u_other=None, u_tw=None,
                                                    u_nw=None, **zero)
     p = replace(p, u_tw=float(u_washout), u_nw=float(u_washout), fold=False, riichi=riichi, **zero)

@@ -47,13 +47,42 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 }
 
 
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"mdp:hazard=0,full_horizon=1"`` -> ``("mdp", {"hazard": 0, "full_horizon": 1})``:
+    an agent name with constructor options (integers, numbers or words) for ablations."""
+    name, _, opts = spec.partition(":")
+    kwargs: dict[str, Any] = {}
+    for item in filter(None, opts.split(",")):
+        key, eq, raw = item.partition("=")
+        if not eq or not key.strip():
+            raise MahjongError(f"agent option {item!r} of {spec!r} is not KEY=VALUE")
+        value: Any = raw.strip()
+        for conv in (int, float):
+            try:
+                value = conv(value)
+                break
+            except ValueError:
+                continue
+        kwargs[key.strip()] = value
+    return name, kwargs
+
+
 def make_agent(name: str, **kwargs: Any) -> Agent:
     """A new agent of the registered ``name``; ``kwargs`` go to its constructor.
 
-    Raises :class:`MahjongError` naming the known agents when ``name`` is unknown.
+    ``name`` may carry options, ``"NAME:KEY=VALUE,..."`` (:func:`parse_agent_spec`); an agent
+    that does not know an option raises. Raises :class:`MahjongError` naming the known agents
+    when ``name`` is unknown.
     """
+    name, opts = parse_agent_spec(name)
+    kwargs = {**kwargs, **opts}
     factory = AGENTS.get(name)
     if factory is None:
         known = ", ".join(sorted(AGENTS))
         raise MahjongError(f"unknown agent {name!r}; known agents: {known}")
-    return factory(**kwargs)
+    try:
+        return factory(**kwargs)
+    except TypeError as err:
+        if not opts:
+            raise
+        raise MahjongError(f"agent {name!r} does not take the options {sorted(opts)}: {err}") from None

@@ -44,10 +44,12 @@ def derive_seed(base: int, *keys: int) -> int:
 
 
 def check_agent_name(name: str) -> None:
-    """Raise the registry's MahjongError (which lists the known agents) for an unknown name."""
-    from player.registry import AGENTS, make_agent
+    """Raise the registry's MahjongError (which lists the known agents) for an unknown name
+    or malformed options (``NAME:KEY=VALUE,...``)."""
+    from player.registry import AGENTS, make_agent, parse_agent_spec
 
-    if name not in AGENTS:
+    base, _ = parse_agent_spec(name)
+    if base not in AGENTS:
         make_agent(name)  # raises, naming the known agents
         raise MahjongError(f"unknown agent {name!r}")  # a registry that did not raise
 

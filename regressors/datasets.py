@@ -9,7 +9,11 @@ compressed ``.npz`` and reused by every training run and by the report:
                (i+1, i+2, i+3): tenpai features, riichi, takes, tenpai label, the wait
                category of t (closed hands) and the enumerated P(t in waits | tenpai) (open
                hands); the labels "t was ronned", "the hand ended before i's next turn"
-               (not on a ronned discard) and the horizon ratio T'/T_max (Sec. VI-C);
+               (not on a ronned discard) and the horizon ratio T'/T_max (Sec. VI-C); how
+               and when the hand ended for i (``end_kind``: :data:`END_KINDS`, ``t_left``:
+               i's discards from this one to the end, ``reach_q``: which of them declared
+               i's riichi) and which opponents were tenpai at an exhaustive draw
+               (``end_tenpai``): the labels of the per-turn ending hazards;
 * ``wait_*``   for each closed tenpai opponent at a discard: the wait category and unseen
                count of all 34 kinds and whether j could ron each (Eq. 20 histograms);
 * ``win_*``    one row per win: the winner's public features, its points and point class.
@@ -35,7 +39,13 @@ from regressors.replay import FullReplay
 
 # 2: safe kinds and the last take read in the true order of play, temporary furiten among
 # the safe kinds, TableState's furiten in the labels (regressors/README.md)
-DATASET_VERSION = 2
+# 3: the hand's ending per discard row (end_kind, t_left, reach_q, end_tenpai)
+DATASET_VERSION = 3
+
+#: How a hand ended for the seat of a discard row (``dec_end_kind``).
+END_KINDS = ("own_win", "deal_in", "other_win", "exhaustive_draw", "abortive_draw")
+#: ``dec_reach_q`` of a seat that did not declare riichi in the rest of the hand.
+NO_REACH = 127
 
 # Non-dealer point classes of a win (dealer points x 2/3): upper bounds, inclusive.
 POINT_BOUNDS = (1500, 2700, 4500, 6500, 8000, 12000, 16000, 24000)
@@ -222,15 +232,22 @@ def _game_rows(events: list[dict], g: int, path: str, rows: dict[str, _Rows]) ->
         if e.get("type") == "dahai":
             counts[int(e["actor"])] += 1
             discards_left[i] = counts[int(e["actor"])]
+    endings = _kyoku_endings(events)
     kyoku_winners: set[int] = set()
+    ending: dict = {}
+    first_row = 0
     for idx, e in enumerate(events):
         t = e.get("type")
         if t == "start_kyoku":
             kyoku_winners = winners_of.get(idx, set())
+            ending = endings.get(idx, {})
+            first_row = len(rows["dec"].cols.get("game", []))
         if t == "dahai" and rep.in_kyoku:
-            _discard_rows(rep, events, idx, e, g, rows, discards_left[idx], kyoku_winners)
+            _discard_rows(rep, events, idx, e, g, rows, discards_left[idx], kyoku_winners, ending)
         elif t == "hora" and rep.in_kyoku:
             _win_row(rep, e, g, rows)
+        elif t == "ryukyoku" and rep.in_kyoku and all(rep.known):
+            _patch_end_tenpai(rows["dec"], first_row, [bool(rep.waits(s).any()) for s in range(4)])
         rep.update(e, idx)
         if t == "start_kyoku":
             kyoku_starts.append((list(rep.scores), rep.round_wind, rep.kyoku, rep.dealer,
@@ -244,8 +261,70 @@ def _game_rows(events: list[dict], g: int, path: str, rows: dict[str, _Rows]) ->
                              y=final[p] - 1, game=g)
 
 
+def _kyoku_endings(events: list[dict]) -> dict[int, dict]:
+    """Per ``start_kyoku`` index: how the hand ended (``wins``: (actor, target) pairs,
+    ``draw``: None, "exhaustive" or "abortive") and, per seat, the event index of the discard
+    that declared its riichi (``reach``)."""
+    out: dict[int, dict] = {}
+    cur: dict | None = None
+    draws = 0
+    pending: dict[int, bool] = {}
+    for idx, e in enumerate(events):
+        t = e.get("type")
+        if t == "start_kyoku":
+            cur = {"wins": [], "draw": None, "reach": {}}
+            out[idx] = cur
+            draws, pending = 0, {}
+        elif cur is None:
+            continue
+        elif t == "tsumo":
+            draws += 1
+        elif t == "reach":
+            pending[int(e["actor"])] = True
+        elif t == "dahai" and pending.pop(int(e["actor"]), False):
+            cur["reach"][int(e["actor"])] = idx
+        elif t == "hora":
+            cur["wins"].append((int(e["actor"]), int(e.get("target", e["actor"]))))
+        elif t == "ryukyoku":
+            # a live wall of 70 draws (rinshan draws shorten it by as many)
+            exhaustive = e.get("reason") == "exhaustive_draw" or draws >= 70
+            cur["draw"] = "exhaustive" if exhaustive else "abortive"
+    return out
+
+
+def _end_kind(ending: dict, seat: int) -> int:
+    wins = ending.get("wins", [])
+    if any(a == seat for a, _ in wins):
+        return END_KINDS.index("own_win")
+    if any(tg == seat and a != seat for a, tg in wins):
+        return END_KINDS.index("deal_in")
+    if wins:
+        return END_KINDS.index("other_win")
+    if ending.get("draw") == "exhaustive":
+        return END_KINDS.index("exhaustive_draw")
+    return END_KINDS.index("abortive_draw")
+
+
+def _patch_end_tenpai(dec: _Rows, first: int, tenpai: list[bool]) -> None:
+    """At an exhaustive or abortive draw: the opponents' tenpai into this hand's rows."""
+    actors = dec.cols.get("actor", [])
+    for k in range(first, len(actors)):
+        i = actors[k]
+        dec.cols["end_tenpai"][k] = np.array([tenpai[(i + d) % 4] for d in (1, 2, 3)])
+
+
+def _reach_q(events: list[dict], idx: int, seat: int, reach_idx: int | None) -> int:
+    """Which of seat's discards from ``idx`` on (1 = this one) declares its riichi; 0 when
+    it was declared before, :data:`NO_REACH` when never."""
+    if reach_idx is None:
+        return NO_REACH
+    if reach_idx < idx:
+        return 0
+    return 1 + sum(1 for e in events[idx:reach_idx] if e.get("type") == "dahai" and e.get("actor") == seat)
+
+
 def _discard_rows(rep: FullReplay, events: list[dict], idx: int, e: dict, g: int,
-                  rows: dict[str, _Rows], t_left: int, winners: set[int]) -> None:
+                  rows: dict[str, _Rows], t_left: int, winners: set[int], ending: dict) -> None:
     i = int(e["actor"])
     if not all(rep.known):
         return
@@ -279,6 +358,9 @@ def _discard_rows(rep: FullReplay, events: list[dict], idx: int, e: dict, g: int
     rows["dec"].add(tf=np.stack(tf), riichi=riichi, takes=takes, tenpai=tenpai, cat_t=cat_t,
                     safe=np.stack(safes), nconc=nconc, unseen=view.unseen.astype(np.int8), ronnable_t=ronnable_t, tile=tile, unseen_t=int(view.unseen[tile]),
                     ronned=ronned, ended=ended, ratio=r, ratio_ok=i not in winners,
+                    actor=i, t_left=t_left, end_kind=_end_kind(ending, i),
+                    reach_q=_reach_q(events, idx, i, ending.get("reach", {}).get(i)),
+                    end_tenpai=np.zeros(3, bool),
                     ctx=np.array([view.tiles_left, len(view.discards[i]), F.n_takes(view.melds[i]),
                                   view.riichi[i], shanten], dtype=np.float32),
                     wv=np.stack([F.win_value_features(view, j) for j in others]), game=g)
@@ -315,9 +397,11 @@ _DTYPES = {
     "dec": ({"tf": np.float32, "riichi": bool, "takes": np.int8, "tenpai": bool, "cat_t": np.int8,
              "safe": bool, "nconc": np.int8, "unseen": np.int8, "ronnable_t": bool, "tile": np.int8, "unseen_t": np.int8,
              "ronned": bool, "ended": bool, "ratio": np.float32, "ratio_ok": bool,
-             "ctx": np.float32, "wv": np.float32, "game": np.int32},
+             "actor": np.int8, "t_left": np.int16, "end_kind": np.int8, "reach_q": np.int8,
+             "end_tenpai": bool, "ctx": np.float32, "wv": np.float32, "game": np.int32},
             {"tf": (3, len(F.TENPAI_FEATURES)), "riichi": (3,), "takes": (3,), "tenpai": (3,),
              "cat_t": (3,), "safe": (3, 34), "nconc": (3,), "unseen": (34,), "ronnable_t": (3,), "ctx": (5,),
+             "end_tenpai": (3,),
              "wv": (3, len(F.WIN_VALUE_FEATURES))}),
     "wait": ({"cat": np.int8, "unseen": np.int8, "y": bool, "riichi": bool, "game": np.int32},
              {"cat": (34,), "unseen": (34,), "y": (34,)}),

@@ -3,6 +3,7 @@
     est = Estimators.default()            # the parameters shipped in regressors/models/
     d = est.decision(state)               # a TableState (or any view with its fields)
     d.p_lose[t], d.p_ron[j, t], d.p_tenpai[j], d.p_end, d.horizon, d.win_value[j]
+    est.hazards(state, d, q)              # per-turn other-win hazards, tenpai at the draw
 
 Every file is plain JSON (see :mod:`regressors.base`); a missing or mismatched one raises
 ``ModelFileError`` naming it.
@@ -17,6 +18,7 @@ import numpy as np
 from regressors.deal_in import WaitHistogram, deal_in_probs
 from regressors.final_rank import FinalRankModel
 from regressors.hand_end import HandEndModel, HorizonModel
+from regressors.hazard import HazardModel
 from regressors.features import hand_end_features, horizon_features
 from regressors.payoffs import WinValueModel
 from regressors.tenpai import TenpaiModel
@@ -29,12 +31,13 @@ FILES = {
     "hand_end": ("hand_end.json", HandEndModel),
     "horizon": ("horizon.json", HorizonModel),
     "win_value": ("win_value.json", WinValueModel),
+    "hazard": ("hazard.json", HazardModel),
 }
 
 
 def load_default(name: str, directory: str | Path | None = None):
     """One shipped estimator by name (``final_rank``, ``tenpai``, ``wait_histogram``,
-    ``hand_end``, ``horizon``, ``win_value``)."""
+    ``hand_end``, ``horizon``, ``win_value``, ``hazard``)."""
     from game.errors import ModelFileError
 
     if name not in FILES:
@@ -58,6 +61,16 @@ class DecisionEstimates:
     win_value: np.ndarray   # [4] expected points of j's win
 
 
+@dataclass
+class Hazards:
+    """The endings of the hand over our future turns (``regressors.hazard``)."""
+
+    p_other: np.ndarray         # [len(q)] another's win in each interval q, hand going on
+    p_other_riichi: np.ndarray  # the same with us in riichi (the others fold)
+    p_abort: float              # an abortive draw in an interval
+    p_tenpai_end: np.ndarray    # [4] each opponent tenpai at an exhaustive draw (own seat 0)
+
+
 class Estimators:
     def __init__(self, models: dict):
         self.final_rank: FinalRankModel = models["final_rank"]
@@ -66,6 +79,7 @@ class Estimators:
         self.hand_end: HandEndModel = models["hand_end"]
         self.horizon_model: HorizonModel = models["horizon"]
         self.win_value: WinValueModel = models["win_value"]
+        self.hazard: HazardModel = models["hazard"]
 
     @classmethod
     def load(cls, directory: str | Path) -> "Estimators":
@@ -80,7 +94,7 @@ class Estimators:
         for name, (fname, _) in FILES.items():
             model = {"final_rank": self.final_rank, "tenpai": self.tenpai, "wait_histogram": self.waits,
                      "hand_end": self.hand_end, "horizon": self.horizon_model,
-                     "win_value": self.win_value}[name]
+                     "win_value": self.win_value, "hazard": self.hazard}[name]
             model.save(d / fname)
 
     def decision(self, view, shanten: int | None = None) -> DecisionEstimates:
@@ -104,3 +118,19 @@ class Estimators:
             probs[j], points[j] = self.win_value.value(view, j)
         return DecisionEstimates(p_lose, p_ron, pt, p_end, r, HorizonModel.horizon(r, view.tiles_left),
                                  probs, points, (probs * points).sum(1))
+
+    def hazards(self, view, d: DecisionEstimates, q: np.ndarray) -> Hazards:
+        """Per-interval endings for ``view``'s seat (``q = 1``: after the discard made now)."""
+        from regressors.features import n_takes
+
+        me = view.seat
+        others = [(me + k) % 4 for k in (1, 2, 3)]
+        pt = d.p_tenpai[others]
+        riichi = np.array([bool(view.riichi[j]) for j in others])
+        open_ = np.array([n_takes(view.melds[j]) > 0 for j in others])
+        w = int(view.tiles_left)
+        hz = self.hazard
+        end = np.zeros(4)
+        end[others] = hz.p_tenpai_end(w, pt, riichi, open_)
+        return Hazards(hz.p_other(w, pt, riichi, open_, q, bool(view.riichi[me])),
+                       hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end)

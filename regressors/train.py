@@ -20,6 +20,7 @@ from regressors.deal_in import WaitHistogram
 from regressors.estimators import Estimators
 from regressors.final_rank import FinalRankModel
 from regressors.hand_end import HandEndModel, HorizonModel, dataset_context
+from regressors.hazard import HazardModel
 from regressors.payoffs import WinValueModel
 from regressors.tenpai import TenpaiModel
 
@@ -43,8 +44,9 @@ def fit_all(ds: Dataset) -> Estimators:
     win = WinValueModel()
     if len(a["win_cls"]):
         win.fit(a["win_x"], a["win_cls"].astype(int), a["win_points"], a["win_dealer"])
+    hazard = HazardModel().fit(a, pt)
     return Estimators({"final_rank": rank, "tenpai": tenpai, "wait_histogram": hist,
-                       "hand_end": end, "horizon": horizon, "win_value": win})
+                       "hand_end": end, "horizon": horizon, "win_value": win, "hazard": hazard})
 
 
 @reports_errors

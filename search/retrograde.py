@@ -164,8 +164,8 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
     Eqs. 6, 9 and 8 per state over its live draws plus the lump of :func:`lump_draws`. At an
     opponent's discard ``u`` the state takes the best of ron (legal when ``u_ron`` is not NaN),
     pass, pon and, for the share ``p_chi`` of discards made by the left player, chi (Eq. 10).
-    Chance parameters come in two classes by ``cls`` (1: locked after riichi): ``p_other[c, n]``,
-    ``p_end[c, n]``, ``u_other[c]``, ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``; with
+    Chance parameters come in two classes by ``cls`` (1: locked after riichi): ``p_other[c, n]``
+    (``n = 0..T``; ``n = T`` after i's last discard, before the washout), ``p_end[c, n]``, ``u_other[c]``, ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``; with
     ``skip_locked`` (no declarations allowed) the locked states and their groups (``h_cls``)
     are not solved (their values stay 0: nothing reaches them). A NaN win
     payoff is no win (an open hand without yaku). ``VF``, ``ED`` and ``v_stop`` are flat
@@ -193,10 +193,15 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
     pv = np.zeros(no)
     ronv = np.full(34, np.nan)
     for s in range(n):
-        VF[s] = u_tw[cls[s]] if tenpai[s] else u_nw[cls[s]]
+        # the horizon: the washout, unless another wins after i's last discard (p_other[T])
+        c = cls[s]
+        po = p_other[c, T]
+        VF[s] = po * u_other[c] + (1.0 - po) * (u_tw[c] if tenpai[s] else u_nw[c])
         ED[s] = VF[s]
         if track:
-            pf[0, s, iT if tenpai[s] else iN] = 1.0
+            pf[0, s, iT if tenpai[s] else iN] = 1.0 - po
+            if iO >= 0:
+                pf[0, s, iO] += po
     if track and T == 1:
         _put(PF_out, 0, pf, 0, omap)
         _put(PD_out, 0, pf, 0, omap)
@@ -421,8 +426,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           riichi: dict | None = None, calls: bool = True):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
 
-    Per-turn arrays (``p_other``, ``p_end``) are indexed by ``n``, the discards made since the
-    root (``0..T-1``); per-tile ones by kind. ``u_tsumo``/``u_ron`` follow the graph's win list
+    Per-turn arrays are indexed by ``n``, the discards made since the root: ``p_end`` by
+    ``0..T-1``, ``p_other`` by ``0..T`` (``n = T``: another's win after i's last discard,
+    before the washout); per-tile ones by kind. ``u_tsumo``/``u_ron`` follow the graph's win list
     (NaN: no win). ``riichi`` holds the parameters of the locked states (``RIICHI_KEYS``) and
     allows the declarations; without it the twins cannot be entered and are not solved (their
     ``VF``/``ED`` are 0). ``calls=False`` drops the
@@ -440,6 +446,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     base = dict(p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end, u_tw=u_tw,
                 u_nw=u_nw, p_disc=p_disc)
     lk = base if riichi is None else {**base, **riichi}
+    for key, arr in (("p_other", base["p_other"]), ("riichi p_other", lk["p_other"])):
+        if np.shape(arr) != (T + 1,):
+            raise ValueError(f"{key} must hold T + 1 = {T + 1} per-turn numbers, got shape {np.shape(arr)}")
     two = {key: np.ascontiguousarray(np.stack([np.broadcast_to(np.asarray(base[key], np.float64),
                                                                np.shape(base[key])),
                                                np.broadcast_to(np.asarray(lk[key], np.float64),

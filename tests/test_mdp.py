@@ -43,7 +43,10 @@ class Brute:
         return self.p.u_tw if tenpai else self.p.u_nw
 
     def vt(self, h, n):
-        return self.uw(h) if n == self.p.T else self.VF(h, n)
+        if n == self.p.T:  # the horizon: another's win after the last discard, else the washout
+            po = self.p.p_other[n]
+            return po * self.p.u_other + (1 - po) * self.uw(h)
+        return self.VF(h, n)
 
     def _vf(self, h, n):
         p = self.p
@@ -105,7 +108,7 @@ def _params(rng, T, kinds, payoff=_payoff):
     pd[kinds] = rng.dirichlet(np.ones(len(kinds)))
     ron_ok = np.ones(34, bool)
     ron_ok[kinds[0]] = False  # furiten on one kind
-    return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), u_other=-1.0,
+    return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T + 1), u_other=-1.0,
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15)
 

@@ -36,7 +36,7 @@ from collections import Counter
 import numpy as np
 
 from abstractions.psm import solve_psm
-from abstractions.situation import RankTable, Situation, build_situation
+from abstractions.situation import Endings, RankTable, Situation, build_situation, hazard_turns
 from game.errors import MahjongError
 from game.state import TableState
 from game.tiles import mjai_to_kind
@@ -79,7 +79,10 @@ class MdpAgent(Agent):
     name = "mdp"
 
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
-                 fold: bool = True, full_horizon: bool = False) -> None:
+                 fold: bool = True, endings: Endings | None = None, **switches: bool) -> None:
+        """``endings`` (or its fields as keywords: ``full_horizon``, ``hazard``,
+        ``projected_washout``, ``furiten``) say how the hand's endings are modelled
+        (:class:`abstractions.situation.Endings`; all on by default)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -88,7 +91,12 @@ class MdpAgent(Agent):
         self.est = estimators
         self.hanchan = bool(hanchan)
         self.fold = bool(fold)
-        self.full_horizon = bool(full_horizon)  # T = T_max instead of r T_max (situation.build_situation)
+        unknown = set(switches) - set(Endings.__dataclass_fields__)
+        if unknown:
+            raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, "
+                               f"{', '.join(Endings.__dataclass_fields__)}")
+        base = endings or Endings()
+        self.endings = Endings(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
         self.state = TableState(0)
         self.fallback = EfficiencyAgent()
         self.stats: Counter = Counter()
@@ -149,9 +157,11 @@ class MdpAgent(Agent):
         return choice
 
     def _situation(self) -> Situation:
-        est = self.est.decision(self.state)
-        sit = build_situation(self.state, est, self.est.final_rank, table=self._table, hanchan=self.hanchan,
-                              full_horizon=self.full_horizon)
+        st = self.state
+        est = self.est.decision(st)
+        hz = self.est.hazards(st, est, hazard_turns(1 + max(0, int(st.tiles_left)) // 4))
+        sit = build_situation(st, est, self.est.final_rank, table=self._table, hanchan=self.hanchan, hazards=hz,
+                              endings=self.endings)
         self._table = sit.table
         sit.params.fold = self.fold
         return sit
@@ -255,7 +265,8 @@ class MdpAgent(Agent):
         self.last_values = values
         p = sit.params
         self.last_info = {"rule": "PSM (Method 1, Eq. 16)", "shanten": int(sh), "T": int(p.T),
-                          "T_max": int(sit.t_max), "states": int(g.n_states), "p_other": float(p.p_other),
+                          "T_max": int(sit.t_max), "states": int(g.n_states),
+                          "p_other": float(np.mean(p.p_other)) if np.ndim(p.p_other) else float(p.p_other),
                           "u_other": float(p.u_other), "u_tw": float(p.u_tw), "u_nw": float(p.u_nw)}
         if probs is not None:
             self.last_info["outcomes"] = {o: float(x) for o, x in zip(OUTCOMES, probs)}

@@ -1,0 +1,151 @@
+"""How the hand in progress will end: per-turn hazards and the tenpai at the draw.
+
+The solitary MDPs (``specs/kurita_hoki.md`` 3.1, 5.3, A5) need, for every future turn ``q``
+of player *i* (``q = 1`` the interval after the discard *i* is choosing now):
+
+* ``P_O[q]``: the chance that another player's win ends the hand between *i*'s ``q``-th
+  discard and *i*'s next draw, given that the hand is still going (a discrete-time hazard);
+* ``P_end[q]``: the same for an abortive draw (four riichi, four kans, ...);
+* ``P^j_T,end``: the chance that opponent *j* is tenpai when the wall runs out, given that
+  it does (the noten payments of the washout payoffs ``U_tw``, ``U_nw``; Eq. 19's "tenpai
+  probabilities when a hand ends").
+
+:class:`HazardModel` holds two logistic regressions fitted on the discard rows of records
+(``regressors.datasets``: ``end_kind``, ``t_left``, ``reach_q``, ``end_tenpai``), each row
+expanded into one row per future interval it survived into, with the features of *now* and
+of that interval (tiles left then, whether *i* is in riichi then). The abortive-draw hazard
+is one rate per interval, counted in the same rows.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from regressors.base import LogReg, load_json, save_json
+
+KIND = "hazard"
+
+#: Bins of the live-wall tiles left in an interval (the hazard is not monotone in it: it
+#: rises through the middle of the hand and falls in the last go-around, when fewer draws
+#: are left in the interval).
+WALL_BINS = (4, 10, 20, 30, 40, 50)
+HAZARD_FEATURES = ("tiles_left_then", *(f"tiles_left_then_lt_{b}" for b in WALL_BINS), "turns_ahead",
+                   "riichi_others", "sum_pt", "max_pt", "any_open_pt", "own_riichi_then", "sum_pt_x_late",
+                   "riichi_x_turns")
+END_TENPAI_FEATURES = ("pt", "riichi", "open", "tiles_left", "pt_x_tiles_left")
+
+
+def hazard_features(tiles_left: np.ndarray, q: np.ndarray, riichi_others: np.ndarray, pt: np.ndarray,
+                    open_pt: np.ndarray, own_riichi: np.ndarray) -> np.ndarray:
+    """Rows of :data:`HAZARD_FEATURES`.
+
+    ``tiles_left``: live-wall tiles at *i*'s decision (after its draw); ``q``: the interval
+    (1 = after the discard made now); ``pt`` (n, 3): the opponents' tenpai probabilities now
+    (riichi = 1); ``open_pt``: the largest of them among open opponents; ``own_riichi``: *i*
+    is in riichi during interval ``q``.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    w_then = np.maximum(np.asarray(tiles_left, dtype=np.float64) - 4.0 * (q - 1.0), 0.0)
+    late = 1.0 - w_then / 70.0
+    pt = np.asarray(pt, dtype=np.float64)
+    ro = np.asarray(riichi_others, dtype=np.float64)
+    bins = [(w_then < b).astype(float) for b in WALL_BINS]
+    return np.column_stack([w_then / 70.0, *bins, q / 18.0, ro, pt.sum(1), pt.max(1),
+                            np.asarray(open_pt, dtype=np.float64), np.asarray(own_riichi, dtype=np.float64),
+                            pt.sum(1) * late, ro * q / 18.0]).astype(np.float32)
+
+
+def end_tenpai_features(pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray, tiles_left: np.ndarray) -> np.ndarray:
+    """Rows of :data:`END_TENPAI_FEATURES` for one opponent each."""
+    pt = np.asarray(pt, dtype=np.float64)
+    w = np.asarray(tiles_left, dtype=np.float64) / 70.0
+    return np.column_stack([pt, np.asarray(riichi, dtype=np.float64), np.asarray(open_, dtype=np.float64), w,
+                            pt * w]).astype(np.float32)
+
+
+def expand_intervals(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X, other_win label, abortive label) of every interval a discard row survived into.
+
+    A row whose seat dealt in loses its last interval (the LOSE branch comes first); a row
+    whose hand another player won or an abortive draw ended is labelled in its last
+    interval; every earlier interval is a 0.
+    """
+    from regressors.datasets import END_KINDS
+
+    t_left = np.maximum(arr["dec_t_left"].astype(np.int64), 1)
+    kind = arr["dec_end_kind"].astype(np.int64)
+    n_int = t_left - (kind == END_KINDS.index("deal_in"))
+    row = np.repeat(np.arange(len(t_left)), n_int)
+    q = np.concatenate([np.arange(1, k + 1) for k in n_int]) if len(n_int) else np.zeros(0, np.int64)
+    last = q == t_left[row]
+    y_other = last & (kind[row] == END_KINDS.index("other_win"))
+    y_abort = last & (kind[row] == END_KINDS.index("abortive_draw"))
+    ctx = arr["dec_ctx"]
+    riichi = arr["dec_riichi"]
+    open_ = arr["dec_takes"] > 0
+    reach_q = arr["dec_reach_q"].astype(np.int64)
+    own_riichi = (ctx[row, 3] > 0) | (q >= reach_q[row])
+    X = hazard_features(ctx[row, 0], q, riichi[row].sum(1), pt[row], np.where(open_, pt, 0.0).max(1)[row],
+                        own_riichi)
+    return X, y_other.astype(int), y_abort.astype(int)
+
+
+def end_tenpai_rows(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(X, label) per opponent of every discard row whose hand ran to an exhaustive draw."""
+    from regressors.datasets import END_KINDS
+
+    sel = arr["dec_end_kind"] == END_KINDS.index("exhaustive_draw")
+    n = int(sel.sum())
+    w = np.repeat(arr["dec_ctx"][sel, 0], 3)
+    X = end_tenpai_features(pt[sel].reshape(-1), arr["dec_riichi"][sel].reshape(-1),
+                            (arr["dec_takes"][sel] > 0).reshape(-1), w)
+    return X, arr["dec_end_tenpai"][sel].reshape(n * 3).astype(int)
+
+
+class HazardModel:
+    """Per-turn other-win and abortive-draw hazards and the opponents' tenpai at the draw."""
+
+    def __init__(self, C: float = 1.0):
+        self.other = LogReg(HAZARD_FEATURES, C=C)
+        self.end_tenpai = LogReg(END_TENPAI_FEATURES, C=C)
+        self.p_abort = 0.0
+
+    def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
+        """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
+        X, y_other, y_abort = expand_intervals(arr, pt)
+        self.other.fit(X, y_other)
+        self.p_abort = float((y_abort.sum() + 0.5) / (len(y_abort) + 1.0))
+        Xt, yt = end_tenpai_rows(arr, pt)
+        self.end_tenpai.fit(Xt, yt)
+        return self
+
+    def p_other(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray,
+                q: np.ndarray, own_riichi: bool) -> np.ndarray:
+        """``P_O`` for each interval ``q`` of one decision; ``pt``, ``riichi``, ``open_``: the
+        three opponents now."""
+        q = np.asarray(q, dtype=np.float64)
+        n = len(q)
+        pt3 = np.broadcast_to(np.asarray(pt, dtype=np.float64), (n, 3))
+        open_pt = float(np.max(np.where(open_, pt, 0.0)))
+        X = hazard_features(np.full(n, tiles_left), q, np.full(n, float(np.sum(riichi))), pt3,
+                            np.full(n, open_pt), np.full(n, float(own_riichi)))
+        return self.other.predict_proba(X)
+
+    def p_tenpai_end(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray) -> np.ndarray:
+        """Each of the three opponents' chance of being tenpai at an exhaustive draw."""
+        X = end_tenpai_features(pt, riichi, open_, np.full(3, tiles_left))
+        return self.end_tenpai.predict_proba(X)
+
+    def save(self, path) -> Path:
+        return save_json({"other": self.other.to_dict(), "end_tenpai": self.end_tenpai.to_dict(),
+                          "p_abort": self.p_abort}, path, KIND)
+
+    @classmethod
+    def load(cls, path) -> "HazardModel":
+        d = load_json(path, KIND)
+        m = cls()
+        m.other = LogReg.from_dict(d["other"], HAZARD_FEATURES, str(path))
+        m.end_tenpai = LogReg.from_dict(d["end_tenpai"], END_TENPAI_FEATURES, str(path))
+        m.p_abort = float(d["p_abort"])
+        return m
