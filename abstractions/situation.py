@@ -12,7 +12,7 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
   player's win ends the hand before our next draw (``regressors.hazard``; after our riichi
   its own curve, the others facing a riichi), ``P_end[n]`` its abortive-draw rate; ``U_O``
   the payoff of another's win in which we do not pay, weighted by the opponents' tenpai
-  probabilities, half tsumo and half ron from a third player (our choice);
+  probabilities, by tsumo or a third player's ron in the records' shares;
 * ``U_tw`` / ``U_nw``: the washout with us tenpai / noten, the noten payments taken in
   expectation over the opponents' tenpai patterns (independent), each opponent tenpai with
   its projected chance *at the exhaustive draw* (Eq. 19: "the probabilities when a hand
@@ -21,7 +21,7 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
   is paid; another's win after our last discard is ``P_O[T]``;
 * furiten: a hand with any wait among our discards cannot ron at all (Tenhou's rule);
 * win payoffs: the scorer's points (dora, red fives still held, riichi, expected ura and
-  ippatsu for riichi hands) through a per-hand table of points -> expected final rank
+  ippatsu at the records' rate for riichi hands) through a per-hand table of points -> expected final rank
   (ron paid by one of the three opponents, equally likely; tsumo split by the dealer rule;
   honba and riichi sticks on top; the dealer repeats).
 
@@ -49,10 +49,6 @@ from search.scorer import F_POINTS, expected_score_nb, score_nb
 
 #: Points grid of the win-payoff tables (100-point steps up to a double yakuman).
 GRID = np.arange(0, 96_100, 100, dtype=np.float64)
-#: Share of other wins by tsumo (the rest: ron on a third player's discard).
-P_OTHER_TSUMO = 0.5
-#: Chance of ippatsu in the expected score of a riichi win.
-P_IPPATSU = 0.08
 #: After our riichi the others fold: their win and discard chances scale by this (Sec. VI-E).
 RIICHI_OTHER_SCALE = 0.8
 
@@ -203,8 +199,11 @@ class RankTable:
     keeps the last one, so the decisions of a hand share it.
     """
 
-    def __init__(self, rank_model, ctx: HandContext, win_points: np.ndarray):
+    def __init__(self, rank_model, ctx: HandContext, win_points: np.ndarray, p_other_tsumo: float):
+        """``p_other_tsumo``: the share of tsumo among the wins we do not pay (the rest: a
+        third player's ron)."""
         self.ctx = ctx
+        self.p_other_tsumo = float(p_other_tsumo)
         me, dl, hb, ks = ctx.seat, ctx.dealer, ctx.honba, ctx.kyotaku
         self.rank_model = rank_model
         opp = [(me + k) % 4 for k in (1, 2, 3)]
@@ -231,7 +230,7 @@ class RankTable:
             thirds = [k for k in opp if k != j]
             u_rk = np.mean([-expected_ranks(rank_model, ctx, _ron_deltas(j, k, pts, hb, ks), renchan=rep,
                                             sticks_taken=tk) for k in thirds], axis=0)
-            self.u_other_j[j] = P_OTHER_TSUMO * u_ts + (1 - P_OTHER_TSUMO) * u_rk
+            self.u_other_j[j] = self.p_other_tsumo * u_ts + (1 - self.p_other_tsumo) * u_rk
         # washout: every tenpai pattern of the 4 seats (16 rows), i's payoff per pattern
         pats = ((np.arange(16)[:, None] >> np.arange(4)[None, :]) & 1).astype(bool)
         self.patterns = pats
@@ -306,6 +305,7 @@ class WinPayoff:
     unseen: np.ndarray
     n_ura: int
     riichi: int = 0
+    p_ippatsu: float = 0.0     # chance of ippatsu in a riichi win (records' share)
     root_melds: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
 
     def points(self, hands14, tiles, tsumo: bool, melds=None) -> np.ndarray:
@@ -321,7 +321,7 @@ class WinPayoff:
         nmeld = (rows[:, :, 0] >= 0).sum(1).astype(np.int64)
         return _points_nb(h, np.ascontiguousarray(tiles, dtype=np.int64), bool(tsumo), rows, nmeld,
                           int(self.seat_wind), int(self.round_wind), int(self.riichi), self.dora_mult,
-                          self.red_held, int(self.red_fixed), P_IPPATSU, int(self.n_ura), self.unseen)
+                          self.red_held, int(self.red_fixed), float(self.p_ippatsu), int(self.n_ura), self.unseen)
 
     def __call__(self, hands14, tiles, tsumo: bool, melds=None) -> np.ndarray:
         return self.table.u_win(self.points(hands14, tiles, tsumo, melds), bool(tsumo))
@@ -401,8 +401,14 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     if not 0 <= me < 4:
         raise MahjongError(f"seat {me} is outside 0..3")
     ctx = HandContext.of(state, hanchan)
-    if table is None or table.ctx != ctx or not np.array_equal(table.win_points, estimates.win_class_points):
-        table = RankTable(rank_model, ctx, estimates.win_class_points)
+    if hazards is None:
+        raise MahjongError("build_situation needs the hazard estimates (Estimators.hazards)")
+    # a ron by j hits us one time in three: the tsumo share among the wins we do not pay
+    pts = float(hazards.p_tsumo)
+    p_other_tsumo = pts / (pts + (1.0 - pts) * 2.0 / 3.0)
+    if table is None or table.ctx != ctx or not np.array_equal(table.win_points, estimates.win_class_points) \
+            or table.p_other_tsumo != p_other_tsumo:
+        table = RankTable(rank_model, ctx, estimates.win_class_points, p_other_tsumo)
     p_ron = np.clip(np.asarray(estimates.p_ron, dtype=np.float64), 0.0, 1.0)
     p_lose = np.clip(np.asarray(estimates.p_lose, dtype=np.float64), 0.0, 1.0)
     probs = np.asarray(estimates.win_class_probs, dtype=np.float64)
@@ -418,8 +424,6 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     u_other = float((wt * uo_j[opp]).sum() / wt.sum())
     t_max = 1 + max(0, int(state.tiles_left)) // 4
     T = t_max if endings.full_horizon else max(1, min(int(estimates.horizon), t_max))
-    if (endings.hazard or endings.projected_washout) and hazards is None:
-        raise MahjongError("build_situation: these endings need the hazard estimates")
     pt_end = np.clip(hazards.p_tenpai_end, 0.0, 1.0) if endings.projected_washout else pt
     u_tw = table.washout(pt_end, True)
     u_nw = table.washout(pt_end, False)
@@ -451,7 +455,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     if not melds and not state.riichi[me]:
         # a riichi hand is tenpai at a washout: the stick's cost there stands for every non-win ending
         stick = table.washout(pt, True) - table.washout(pt, True, riichi=True)
-        riichi = RiichiParams(stick=max(0.0, float(stick)), payoff=WinPayoff(**common, riichi=1),
+        riichi = RiichiParams(stick=max(0.0, float(stick)),
+                              payoff=WinPayoff(**common, riichi=1, p_ippatsu=float(hazards.p_ippatsu)),
                               p_other=p_other_riichi)
     own = np.zeros(34, bool)
     for d in state.discards[me]:
@@ -461,3 +466,13 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
                        fsm_p=fsm_p, riichi=riichi, calls=True,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)
     return Situation(params=params, table=table, estimates=estimates, t_max=t_max, payoff=payoff, root_melds=melds)
+
+
+def situation_of(state, estimators, *, table: RankTable | None = None, hanchan: bool = False,
+                 endings: Endings = Endings()) -> Situation:
+    """:func:`build_situation` with the estimates and hazards of ``estimators``
+    (``regressors.Estimators``) for ``state``'s seat."""
+    est = estimators.decision(state)
+    hz = estimators.hazards(state, est, hazard_turns(1 + max(0, int(state.tiles_left)) // 4))
+    return build_situation(state, est, estimators.final_rank, table=table, hanchan=hanchan, hazards=hz,
+                           endings=endings)

@@ -16,7 +16,9 @@ compressed ``.npz`` and reused by every training run and by the report:
                (``end_tenpai``): the labels of the per-turn ending hazards;
 * ``wait_*``   for each closed tenpai opponent at a discard: the wait category and unseen
                count of all 34 kinds and whether j could ron each (Eq. 20 histograms);
-* ``win_*``    one row per win: the winner's public features, its points and point class.
+* ``win_*``    one row per win: the winner's public features, its points and point class,
+               tsumo or ron, riichi and ippatsu (no call and no discard of the winner since
+               its riichi was accepted).
 
 Every array carries the index of its game (``*_game``) so train/held-out splits are by game.
 """
@@ -39,11 +41,14 @@ from regressors.replay import FullReplay
 
 # 2: safe kinds and the last take read in the true order of play, temporary furiten among
 # the safe kinds, TableState's furiten in the labels (regressors/README.md)
-# 3: the hand's ending per discard row (end_kind, t_left, reach_q, end_tenpai)
+# 3: the hand's ending per discard row (end_kind, t_left, reach_q, end_tenpai); win riichi/ippatsu
 DATASET_VERSION = 3
 
 #: How a hand ended for the seat of a discard row (``dec_end_kind``).
 END_KINDS = ("own_win", "deal_in", "other_win", "exhaustive_draw", "abortive_draw")
+#: ``ryukyoku`` reasons of a wall run out (riichienv's, our mjlog reader's; nagashi mangan is
+#: paid at an exhaustive draw).
+EXHAUSTIVE_REASONS = frozenset(("exhaustive_draw", "exhaustive", "nagashi_mangan"))
 #: ``dec_reach_q`` of a seat that did not declare riichi in the rest of the hand.
 NO_REACH = 127
 
@@ -234,6 +239,7 @@ def _game_rows(events: list[dict], g: int, path: str, rows: dict[str, _Rows]) ->
             discards_left[i] = counts[int(e["actor"])]
     endings = _kyoku_endings(events)
     kyoku_winners: set[int] = set()
+    ippatsu = [False] * 4
     ending: dict = {}
     first_row = 0
     for idx, e in enumerate(events):
@@ -242,10 +248,16 @@ def _game_rows(events: list[dict], g: int, path: str, rows: dict[str, _Rows]) ->
             kyoku_winners = winners_of.get(idx, set())
             ending = endings.get(idx, {})
             first_row = len(rows["dec"].cols.get("game", []))
+        if t == "start_kyoku" or t in ("chi", "pon", "daiminkan", "ankan", "kakan"):
+            ippatsu = [False] * 4  # a call breaks every ippatsu
+        elif t == "reach_accepted":
+            ippatsu[int(e["actor"])] = True
+        elif t == "dahai" and events[idx - 1].get("type") != "reach":
+            ippatsu[int(e["actor"])] = False
         if t == "dahai" and rep.in_kyoku:
             _discard_rows(rep, events, idx, e, g, rows, discards_left[idx], kyoku_winners, ending)
         elif t == "hora" and rep.in_kyoku:
-            _win_row(rep, e, g, rows)
+            _win_row(rep, e, g, rows, ippatsu[int(e["actor"])])
         elif t == "ryukyoku" and rep.in_kyoku and all(rep.known):
             _patch_end_tenpai(rows["dec"], first_row, [bool(rep.waits(s).any()) for s in range(4)])
         rep.update(e, idx)
@@ -287,7 +299,7 @@ def _kyoku_endings(events: list[dict]) -> dict[int, dict]:
             cur["wins"].append((int(e["actor"]), int(e.get("target", e["actor"]))))
         elif t == "ryukyoku":
             # a live wall of 70 draws (rinshan draws shorten it by as many)
-            exhaustive = e.get("reason") == "exhaustive_draw" or draws >= 70
+            exhaustive = e.get("reason") in EXHAUSTIVE_REASONS or draws >= 70
             cur["draw"] = "exhaustive" if exhaustive else "abortive"
     return out
 
@@ -373,7 +385,7 @@ def _shanten(counts: np.ndarray) -> int:
     return int(riichienv.calculate_shanten(ids))
 
 
-def _win_row(rep: FullReplay, e: dict, g: int, rows: dict[str, _Rows]) -> None:
+def _win_row(rep: FullReplay, e: dict, g: int, rows: dict[str, _Rows], ippatsu: bool) -> None:
     j = int(e["actor"])
     deltas = e.get("deltas")
     if not deltas:
@@ -388,7 +400,7 @@ def _win_row(rep: FullReplay, e: dict, g: int, rows: dict[str, _Rows]) -> None:
     view = rep.table  # public fields only: any followed seat's state
     rows["win"].add(x=F.win_value_features(view, j), points=gain,
                     cls=point_class(gain, j == rep.dealer), dealer=j == rep.dealer,
-                    tsumo=e.get("target", j) == j, game=g)
+                    tsumo=e.get("target", j) == j, riichi=bool(rep.riichi[j]), ippatsu=ippatsu, game=g)
 
 
 _DTYPES = {
@@ -406,7 +418,7 @@ _DTYPES = {
     "wait": ({"cat": np.int8, "unseen": np.int8, "y": bool, "riichi": bool, "game": np.int32},
              {"cat": (34,), "unseen": (34,), "y": (34,)}),
     "win": ({"x": np.float32, "points": np.int32, "cls": np.int8, "dealer": bool, "tsumo": bool,
-             "game": np.int32}, {"x": (len(F.WIN_VALUE_FEATURES),)}),
+             "riichi": bool, "ippatsu": bool, "game": np.int32}, {"x": (len(F.WIN_VALUE_FEATURES),)}),
 }
 
 

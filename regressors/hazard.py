@@ -14,7 +14,9 @@ of player *i* (``q = 1`` the interval after the discard *i* is choosing now):
 (``regressors.datasets``: ``end_kind``, ``t_left``, ``reach_q``, ``end_tenpai``), each row
 expanded into one row per future interval it survived into, with the features of *now* and
 of that interval (tiles left then, whether *i* is in riichi then). The abortive-draw hazard
-is one rate per interval, counted in the same rows.
+is one rate per interval, counted in the same rows. Two shares of the records' wins complete
+the endings: ``p_tsumo`` (a win by tsumo, not ron) and ``p_ippatsu`` (a riichi win with
+ippatsu).
 """
 from __future__ import annotations
 
@@ -110,6 +112,8 @@ class HazardModel:
         self.other = LogReg(HAZARD_FEATURES, C=C)
         self.end_tenpai = LogReg(END_TENPAI_FEATURES, C=C)
         self.p_abort = 0.0
+        self.p_tsumo = 0.5
+        self.p_ippatsu = 0.0
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
@@ -118,6 +122,8 @@ class HazardModel:
         self.p_abort = float((y_abort.sum() + 0.5) / (len(y_abort) + 1.0))
         Xt, yt = end_tenpai_rows(arr, pt)
         self.end_tenpai.fit(Xt, yt)
+        self.p_tsumo = _share(arr["win_tsumo"])
+        self.p_ippatsu = _share(arr["win_ippatsu"][arr["win_riichi"]])
         return self
 
     def p_other(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray,
@@ -139,7 +145,7 @@ class HazardModel:
 
     def save(self, path) -> Path:
         return save_json({"other": self.other.to_dict(), "end_tenpai": self.end_tenpai.to_dict(),
-                          "p_abort": self.p_abort}, path, KIND)
+                          "p_abort": self.p_abort, "p_tsumo": self.p_tsumo, "p_ippatsu": self.p_ippatsu}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -148,4 +154,12 @@ class HazardModel:
         m.other = LogReg.from_dict(d["other"], HAZARD_FEATURES, str(path))
         m.end_tenpai = LogReg.from_dict(d["end_tenpai"], END_TENPAI_FEATURES, str(path))
         m.p_abort = float(d["p_abort"])
+        m.p_tsumo = float(d["p_tsumo"])
+        m.p_ippatsu = float(d["p_ippatsu"])
         return m
+
+
+def _share(flags: np.ndarray) -> float:
+    """A smoothed share (add one half to each side)."""
+    f = np.asarray(flags, dtype=bool)
+    return float((f.sum() + 0.5) / (len(f) + 1.0))

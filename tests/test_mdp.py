@@ -42,6 +42,11 @@ class Brute:
         tenpai = any(h[u] < 4 and _complete(_add(h, u)) for u in range(34))
         return self.p.u_tw if tenpai else self.p.u_nw
 
+    def furiten(self, h):
+        """Tenhou's rule: any wait that may not be ronned forbids every ron."""
+        return self.p.furiten and any(h[u] < 4 and _complete(_add(h, u)) and not self.p.ron_ok[u]
+                                      for u in range(34))
+
     def vt(self, h, n):
         if n == self.p.T:  # the horizon: another's win after the last discard, else the washout
             po = self.p.p_other[n]
@@ -55,7 +60,7 @@ class Brute:
             if p.p_disc[u] > 0:
                 ed = self.ED(h, n)
                 opts = [ed]
-                if self.allow_win and p.ron_ok[u] and h[u] < 4 and _complete(_add(h, u)):
+                if self.allow_win and p.ron_ok[u] and h[u] < 4 and _complete(_add(h, u)) and not self.furiten(h):
                     opts.append(float(_payoff(_add(h, u), [u], False)[0]) if callable(p.payoff) else p.payoff)
                 vr += p.p_disc[u] * max(opts)
         cont = p.p_other[n] * p.u_other + (1 - p.p_other[n]) * (p.p_end[n] * self.uw(h) + (1 - p.p_end[n]) * vr)
@@ -132,10 +137,11 @@ def _setup(text, un, T, d, seed):
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
-@pytest.mark.parametrize("fold", [True, False])
-def test_psm_equals_brute_force(case, fold):
+@pytest.mark.parametrize("fold,furiten", [(True, False), (False, False), (True, True)])
+def test_psm_equals_brute_force(case, fold, furiten):
     h, unseen, g, members, p = _setup(*CASES[case], seed=case)
     p.fold = fold
+    p.furiten = furiten
     res = solve_psm(g, p)
     bf = Brute(h, unseen, p, members=members, fold=fold)
     if h.sum() % 3 == 2:
@@ -296,3 +302,23 @@ def test_bad_params_raise():
         solve_psm(g, MDPParams(T=3, p_other=np.zeros(2)))
     with pytest.raises(MahjongError):
         solve_psm(g, MDPParams(T=3, p_lose=np.full(34, 1.5)))
+
+
+def test_fsm_endings_decompose_the_closed_form_value():
+    """Eq. 14's lose probability and its siblings (another's win, the end) give back Eq. 13."""
+    from abstractions.fsm import fsm_endings
+
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        h = np.zeros(34, np.int64)
+        k = rng.choice(34, 5, replace=False)
+        h[k] = rng.integers(1, 4, 5)
+        pl = rng.uniform(0, 0.3, 34)
+        pl[rng.choice(34, 10)] = 0
+        ul = rng.uniform(-4, -3, 34)
+        p, T = rng.uniform(0.02, 0.3), int(rng.integers(1, 20))
+        r = fsm_closed_form(h, pl, ul, p=p, u_other=-2.5, u_end=-2.2, T=T)
+        lose, other, end = fsm_endings(h, pl, r.order, p=p, T=T)
+        assert lose == pytest.approx(r.p_lose, abs=1e-12)
+        assert lose + other + end == pytest.approx(1.0, abs=1e-12)
+        assert lose * r.u_lose_bar + other * -2.5 + end * -2.2 == pytest.approx(r.value, abs=1e-9)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abstractions.situation import (HandContext, _rank_features_batch, build_situation, expected_ranks)
+from abstractions.situation import (PAPER_ENDINGS, HandContext, _rank_features_batch, expected_ranks, situation_of)
 from game.match import play_game
 from game.state import TableState
 from game.tiles import mjai_to_kind
@@ -20,6 +20,7 @@ from player.agents.mdp import MdpAgent
 from player.registry import make_agent
 from regressors.estimators import Estimators
 from regressors.features import rank_features
+from search.retrograde import OUTCOMES
 from search.scorer import score_hand
 
 
@@ -144,8 +145,7 @@ def _riichi_table(est):
 def test_situation_params_are_sane(est):
     agent = _riichi_table(est)
     st = agent.state
-    d = est.decision(st)
-    sit = build_situation(st, d, est.final_rank)
+    sit = situation_of(st, est)
     p = sit.params.checked(st.unseen)
     for arr in (p.p_lose, p.p_other, p.p_disc):
         assert ((arr >= 0) & (arr <= 1)).all()
@@ -173,7 +173,7 @@ def test_win_payoff_points_match_the_scorer(est):
     ev = events_for("123m 456p 789s 34s 55m", [("N", {1: "9m", 2: "9m", 3: "1p"})], dora="2s", last_draw="W")
     agent = agent_at(ev, est)
     st = agent.state
-    sit = build_situation(st, est.decision(st), est.final_rank)
+    sit = situation_of(st, est)
     h13 = np.zeros(34, np.uint8)
     for n in names("123m 456p 789s 34s 55m"):
         h13[mjai_to_kind(n)] += 1
@@ -256,3 +256,71 @@ def test_full_games_are_legal(est, seed, seat):
     assert sorted(res.ranks) == [1, 2, 3, 4] and sum(res.scores) <= 100000
     assert mdp.stats["solved"] > 10
     assert mdp.stats["fallback"] < mdp.stats["decisions"]
+
+
+# --- the endings of the hand (issue: true endings) ---------------------------------------
+
+def _early_tenpai(est):
+    ev = events_for("123m 456p 777s 34s 55m", [("9p", {1: "9m", 2: "9s", 3: "1p"})], last_draw="N")
+    return agent_at(ev, est)
+
+
+def test_a_2000_point_ron_beats_an_early_tenpai_washout(est):
+    """E1, equal scores, 65 tiles left: winning 2,000 by ron is worth more than reaching the
+    draw tenpai (the noten payments, with the opponents tenpai as they will be at the draw)."""
+    st = _early_tenpai(est).state
+    assert st.tiles_left >= 60
+    sit = situation_of(st, est)
+    ron = sit.table.u_win(np.array([2000.0]), False)[0]
+    assert ron > sit.params.u_tw, (ron, sit.params.u_tw)
+    # the opponents' tenpai *now* (early: about 0) made a tenpai washout worth nearly the
+    # whole 3,000 of the noten payments, more than that ron: the first player's mistake
+    old = situation_of(st, est, endings=PAPER_ENDINGS)
+    assert old.params.u_tw > sit.params.u_tw
+
+
+def test_other_win_hazard_rises_through_the_hand(est):
+    st = _early_tenpai(est).state
+    p = situation_of(st, est).params
+    po = np.asarray(p.p_other)
+    assert p.T == 1 + st.tiles_left // 4 and po.shape == (p.T + 1,)
+    # early turns are nearly safe, the middle of the hand is not (records: ~1 % vs ~9 %)
+    assert po[1] < 0.03 and po[p.T // 2 + 2] > 2.5 * po[1]
+    riichi = np.asarray(p.riichi.p_other)
+    assert riichi.shape == po.shape
+
+
+def test_declares_riichi_on_an_early_tenpai_without_yaku(est):
+    """A closed two-sided tenpai with no yaku (a triplet, terminals: no pinfu, no tanyao) and
+    65 tiles left: only riichi can win by ron."""
+    agent = _early_tenpai(est)
+    choice = agent.act(discard_legal(agent, reach=True))
+    assert choice["type"] == "reach", agent.explain()
+
+
+def test_agent_options_from_the_name():
+    from abstractions.situation import Endings
+    from game.errors import MahjongError
+
+    a = make_agent("mdp:hazard=0,full_horizon=0", seed=1)
+    assert a.endings == Endings(full_horizon=False, hazard=False, projected_washout=True, furiten=True)
+    for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1"):
+        with pytest.raises(MahjongError):
+            make_agent(bad)
+
+
+def test_value_gives_every_actions_endings_and_leaves_the_game_alone(est):
+    """``value`` at a recorded decision = what ``act`` computes there; endings sum to 1."""
+    agent = _early_tenpai(est)
+    legal = discard_legal(agent, reach=True)
+    other = MdpAgent(estimators=est)
+    other.start_game(2)
+    valued = other.value(agent.state, legal)
+    assert other.seat == 2 and other.state.seat == 2  # its own game untouched
+    choice = agent.act(legal)
+    assert [v for _, v, _ in valued] == [v for _, v in agent.last_values]
+    best = max((x for x in valued if x[1] is not None), key=lambda x: x[1])[0]
+    assert best is choice
+    for a, v, e in valued:
+        if v is not None and a["type"] != "ryukyoku":
+            assert e.shape == (len(OUTCOMES),) and e.sum() == pytest.approx(1.0, abs=1e-9)

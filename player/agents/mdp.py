@@ -24,7 +24,8 @@ decision is the efficiency agent's (``player/agents/efficiency.py``: fold agains
 else tile efficiency), which this agent feeds every event.
 
 Explainability: ``last_values`` holds ``(action, value)`` for every legal action of the last
-decision (value = minus the expected final rank; None where not valued), ``last_info`` the
+decision (value = minus the expected final rank; None where not valued), ``last_endings`` the
+PSM's predicted ending probabilities of each (``search.retrograde.OUTCOMES``), ``last_info`` the
 decision's inputs (shanten, T, graph size, PSM ending probabilities of the choice), and
 :meth:`explain` prints them. Deterministic: ``reseed`` does nothing.
 """
@@ -36,7 +37,7 @@ from collections import Counter
 import numpy as np
 
 from abstractions.psm import solve_psm
-from abstractions.situation import Endings, RankTable, Situation, build_situation, hazard_turns
+from abstractions.situation import Endings, RankTable, Situation, situation_of
 from game.errors import MahjongError
 from game.state import TableState
 from game.tiles import mjai_to_kind
@@ -102,6 +103,8 @@ class MdpAgent(Agent):
         self.stats: Counter = Counter()
         self.last_values: list[tuple[Event, float | None]] = []
         self.last_info: dict = {}
+        self.last_endings: list[np.ndarray | None] = []
+        self.last_situation: Situation | None = None
         self._table: RankTable | None = None
         self._riichi_discard: int | None = None
 
@@ -124,10 +127,10 @@ class MdpAgent(Agent):
 
     def act(self, legal: list[Event]) -> Event:
         self.stats["decisions"] += 1
-        self.last_values, self.last_info = [], {}
+        self.last_values, self.last_info, self.last_endings = [], {}, []
         win = find(legal, "hora")
         if win is not None:
-            self.last_values = [(a, 1.0 if a is win else None) for a in legal]
+            self.last_values = [(a, None) for a in legal]  # taken unvalued (Eq. 3)
             self.last_info = {"rule": "win (Eq. 3)"}
             return win
         if len(legal) == 1:
@@ -157,11 +160,7 @@ class MdpAgent(Agent):
         return choice
 
     def _situation(self) -> Situation:
-        st = self.state
-        est = self.est.decision(st)
-        hz = self.est.hazards(st, est, hazard_turns(1 + max(0, int(st.tiles_left)) // 4))
-        sit = build_situation(st, est, self.est.final_rank, table=self._table, hanchan=self.hanchan, hazards=hz,
-                              endings=self.endings)
+        sit = situation_of(self.state, self.est, table=self._table, hanchan=self.hanchan, endings=self.endings)
         self._table = sit.table
         sit.params.fold = self.fold
         return sit
@@ -194,23 +193,26 @@ class MdpAgent(Agent):
         rv = solve_psm(g, sit.params, drawn=drawn)
         best_riichi = max(rv.riichi.items(), key=lambda kv: kv[1]) if rv.riichi else None
         values: list[tuple[Event, float | None]] = []
+        endings: list[np.ndarray | None] = []
         for a in legal:
             t = a["type"]
+            key = None
             if t == "dahai":
-                v = rv.discards.get(_kind(a["pai"]))
+                key = _kind(a["pai"])
+                v = rv.discards.get(key)
             elif t == "reach":
                 v = None if best_riichi is None else best_riichi[1]
+                key = None if best_riichi is None else ("riichi", best_riichi[0])
             elif t == "ryukyoku":
                 v = sit.table.u_abort
             else:  # kans: not in the MDPs (spec A9)
                 v = None
             values.append((a, v))
+            endings.append(rv.probs.get(key))
         choice = self._argmax(values)
         if choice["type"] == "reach":
             self._riichi_discard = best_riichi[0]
-        key = ("riichi", best_riichi[0]) if choice["type"] == "reach" else (
-            _kind(choice["pai"]) if choice["type"] == "dahai" else None)
-        self._record(values, sit, g, sh, rv.probs.get(key))
+        self._record(values, endings, sit, g, sh, choice)
         return choice
 
     def _respond(self, legal: list[Event]) -> Event:
@@ -227,25 +229,43 @@ class MdpAgent(Agent):
         sit, g = self._graph(hand, calls=CALL_M.get(sh, 0))
         rv = solve_psm(g, sit.params)
         values: list[tuple[Event, float | None]] = []
-        best_key = {}
+        endings: list[np.ndarray | None] = []
         for a in legal:
+            v, key = None, None
             if a["type"] == "none":
-                v = rv.pass_
+                v, key = rv.pass_, "pass"
             elif a["type"] in ("chi", "pon"):
                 u, code = _kind(a["pai"]), call_code(a)
                 opts = {k: q for k, q in rv.calls.items() if k[0] == u and k[1] == code}
                 if opts:
                     k = max(opts, key=opts.get)
-                    v, best_key[id(a)] = opts[k], k
-                else:
-                    v = None
-            else:
-                v = None
+                    v, key = opts[k], ("call",) + k
             values.append((a, v))
+            endings.append(rv.probs.get(key))
         choice = self._argmax(values)
-        key = "pass" if choice["type"] == "none" else ("call",) + best_key.get(id(choice), ())
-        self._record(values, sit, g, sh, rv.probs.get(key))
+        self._record(values, endings, sit, g, sh, choice)
         return choice
+
+    def value(self, state: TableState, legal: list[Event]) -> list[tuple[Event, float, np.ndarray]] | None:
+        """Every legal action of a recorded decision with its value and the PSM's predicted
+        endings (``OUTCOMES``), as :meth:`act` would compute them at ``state`` (a seat's
+        table state, e.g. ``game.decisions.Decision.state``); None where the MDP does not
+        value the decision (a win on offer, the rule-based range of 4+ shanten, a riichi
+        hand, one legal action, no call on offer). Leaves the agent's game untouched."""
+        saved = self.state, self._riichi_discard, self.seat
+        self.state, self._riichi_discard, self.seat = state, None, int(state.seat)
+        try:
+            if find(legal, "hora") is not None or len(legal) == 1 or state.riichi[self.seat] \
+                    or state.reach_declared[self.seat] or shanten(np.asarray(state.hand, np.uint8)) >= MAX_SHANTEN:
+                return None
+            own = any(a["type"] in ("dahai", "reach") for a in legal)
+            if not own and not any(a["type"] in ("chi", "pon") for a in legal):
+                return None
+            self.last_values, self.last_endings = [], []
+            self._own_turn(legal) if own else self._respond(legal)
+            return [(a, v, e) for (a, v), e in zip(self.last_values, self.last_endings)]
+        finally:
+            self.state, self._riichi_discard, self.seat = saved
 
     @staticmethod
     def _argmax(values: list[tuple[Event, float | None]]) -> Event:
@@ -260,9 +280,12 @@ class MdpAgent(Agent):
             raise MahjongError("no legal action could be valued")
         return best
 
-    def _record(self, values, sit: Situation, g, sh: int, probs) -> None:
+    def _record(self, values, endings, sit: Situation, g, sh: int, choice: Event) -> None:
         self.stats["solved"] += 1
         self.last_values = values
+        self.last_endings = endings
+        self.last_situation = sit
+        probs = next((e for (a, _), e in zip(values, endings) if a is choice), None)
         p = sit.params
         self.last_info = {"rule": "PSM (Method 1, Eq. 16)", "shanten": int(sh), "T": int(p.T),
                           "T_max": int(sit.t_max), "states": int(g.n_states),

@@ -1,0 +1,316 @@
+"""Calibration of the MDP player's predicted endings against what really happened.
+
+    python -m player.calibration --records 'runs/selfplay-mdp/*.mjson.gz' --name mdp
+    python -m player.calibration --records '../shared/data/phoenix/mjlog/*.xml' --every 3 --json
+
+At every recorded decision that the MDP values (own turn at 0-3 shanten, a chi/pon on offer),
+the agent rebuilds the seat's situation and solves it as it would in play; the PSM's ending
+probabilities of the action the record's player *actually took* (win, lose, another's win,
+tenpai / noten washout; a planned fold is split by the FSM's own Eq. 14 order) are compared
+with how that hand really ended for that seat. The table is by shanten x tiles left, with the
+largest gap between predicted and realised per cell; ``--plot`` draws a reliability diagram per
+ending (predicted in bins vs realised); ``--json`` prints every number.
+
+Realised endings come from the record: a ``hora`` by the seat (win), on its discard (lose), by
+another (other win); at a ``ryukyoku`` the seat's own hand (``TableState.waits``) says tenpai or
+noten washout.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from game.cli import reports_errors
+from game.errors import MahjongError
+
+#: The endings compared (the PSM's ``fold`` is split into them).
+ENDINGS = ("win", "lose", "other_win", "tenpai_washout", "noten_washout")
+#: Tiles-left buckets (lower bounds) of the table.
+TILES_LEFT = (60, 45, 30, 15, 0)
+MIN_CELL = 200  # cells with fewer decisions are shown but not judged (the issue's goal)
+
+
+@dataclass
+class Row:
+    """One valued decision: where, the prediction for the action taken, what happened."""
+
+    file: str
+    seat: int
+    shanten: int
+    tiles_left: int
+    predicted: np.ndarray  # [5] over ENDINGS
+    realised: int          # index into ENDINGS
+
+
+def realised_endings(events: list[dict]) -> dict[tuple[int, int], int]:
+    """``(start_kyoku index, seat) -> ENDINGS index`` for every hand of a record."""
+    from game.state import TableState
+
+    states = [TableState(s) for s in range(4)]
+    out: dict[tuple[int, int], int] = {}
+    start = -1
+    wins: list[tuple[int, int]] = []
+    for i, e in enumerate(events):
+        t = e.get("type")
+        if t == "start_kyoku":
+            start, wins = i, []
+        elif t == "hora":
+            wins.append((int(e["actor"]), int(e.get("target", e["actor"]))))
+        elif t == "ryukyoku":
+            for s in range(4):
+                out[(start, s)] = ENDINGS.index("tenpai_washout" if states[s].waits else "noten_washout")
+        elif t == "end_kyoku" and wins:
+            for s in range(4):
+                if any(a == s for a, _ in wins):
+                    k = "win"
+                elif any(tg == s for _, tg in wins):
+                    k = "lose"
+                else:
+                    k = "other_win"
+                out[(start, s)] = ENDINGS.index(k)
+        for st in states:
+            st.update(e)
+    return out
+
+
+def _chosen_index(legal: list[dict], chosen: dict) -> int | None:
+    """The legal action the record's player took (discards by kind, calls by their tiles)."""
+    from game.tiles import mjai_to_kind
+
+    t = chosen.get("type")
+    for i, a in enumerate(legal):
+        if a["type"] != t:
+            continue
+        if t == "dahai" and mjai_to_kind(a["pai"]) != mjai_to_kind(chosen["pai"]):
+            continue
+        if t in ("chi", "pon") and (mjai_to_kind(a["pai"]) != mjai_to_kind(chosen["pai"]) or
+                                    sorted(map(mjai_to_kind, a["consumed"])) !=
+                                    sorted(map(mjai_to_kind, chosen["consumed"]))):
+            continue
+        return i
+    return None
+
+
+def split_fold(endings: np.ndarray, hand_after: np.ndarray, params) -> np.ndarray:
+    """The PSM's six ending probabilities as the five of :data:`ENDINGS`: a fold ends as the
+    FSM of the hand after the action predicts (lose, another's win, noten at the end)."""
+    from abstractions.fsm import fsm_closed_form, fsm_endings
+
+    e = np.asarray(endings, dtype=np.float64)
+    out = e[:5].copy()
+    fold = float(e[5])
+    if fold > 0 and hand_after.sum() > 0:
+        r = fsm_closed_form(hand_after, params.p_lose, params.u_lose, p=params.fsm_p, u_other=params.u_other,
+                            u_end=params.u_nw, T=params.T)
+        pl, po, pe = fsm_endings(hand_after, params.p_lose, r.order, p=params.fsm_p, T=params.T)
+        out += fold * np.array([0.0, pl, po, 0.0, pe])
+    return out
+
+
+def _hand_after(state, action: dict) -> np.ndarray:
+    from game.tiles import mjai_to_kind
+
+    h = np.asarray(state.hand, dtype=np.int64).copy()
+    if action["type"] == "dahai":
+        h[mjai_to_kind(action["pai"])] -= 1
+    elif action["type"] in ("chi", "pon"):
+        for n in action["consumed"]:
+            h[mjai_to_kind(n)] -= 1
+    return np.maximum(h, 0)
+
+
+_AGENT = None
+
+
+def _agent(spec: str):
+    global _AGENT
+    if _AGENT is None or _AGENT[0] != spec:
+        from player.registry import make_agent
+
+        agent = make_agent(spec)
+        if not hasattr(agent, "value"):
+            raise MahjongError(f"agent {spec!r} does not predict endings (it has no value())")
+        _AGENT = (spec, agent)
+    return _AGENT[1]
+
+
+def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
+    """The calibration rows of one record (one worker task)."""
+    from game.decisions import iter_decisions
+    from game.records import read_events
+    from search.shanten import shanten
+
+    path, spec, name, every = task
+    agent = _agent(spec)
+    events = read_events(path)
+    ends = realised_endings(events)
+    names = next((e.get("names") for e in events if e.get("type") == "start_game"), None) or [None] * 4
+    seats = [s for s in range(4) if name is None or names[s] == name]
+    starts = [i for i, e in enumerate(events) if e.get("type") == "start_kyoku"]
+    rows: list[Row] = []
+    k = 0
+    for d in iter_decisions(events, seats=seats):
+        start = max((i for i in starts if i <= d.index), default=-1)
+        real = ends.get((start, d.seat))
+        if real is None or len(d.legal) < 2:
+            continue
+        pick = _chosen_index(d.legal, d.chosen)
+        if pick is None:
+            continue
+        k += 1
+        if (k - 1) % every:
+            continue
+        valued = agent.value(d.state, d.legal)
+        if valued is None or valued[pick][2] is None:
+            continue
+        sit = agent.last_situation
+        pred = split_fold(valued[pick][2], _hand_after(d.state, d.legal[pick]), sit.params)
+        rows.append(Row(str(path), d.seat, int(shanten(np.asarray(d.state.hand, np.uint8))),
+                        int(d.state.tiles_left), pred, real))
+    return rows
+
+
+def calibrate(paths: list[str], agent: str = "mdp", *, name: str | None = None, every: int = 1,
+              workers: int = 1) -> list[Row]:
+    """Rows of every record (see :func:`file_rows`), both cores with ``workers=2``."""
+    from player.selfplay import run_pool
+
+    if every < 1:
+        raise MahjongError(f"--every must be >= 1, got {every}")
+    tasks = [(str(p), agent, name, every) for p in paths]
+    rows: list[Row] = []
+    for part in run_pool(file_rows, tasks, workers, desc="calibrating"):
+        rows += part
+    return rows
+
+
+def _bucket(w: int) -> str:
+    for lo in TILES_LEFT:
+        if w >= lo:
+            hi = TILES_LEFT[TILES_LEFT.index(lo) - 1] - 1 if lo != TILES_LEFT[0] else 70
+            return f"{lo}-{hi}"
+    return "0"
+
+
+def summarize(rows: list[Row]) -> dict:
+    """Predicted and realised ending rates overall, by shanten, and by shanten x tiles left;
+    ``max_gap`` of a cell is the largest |predicted - realised| over the endings, ``judged``
+    whether it has at least :data:`MIN_CELL` decisions."""
+    def cell(sel: list[Row]) -> dict:
+        if not sel:
+            return {"n": 0}
+        P = np.array([r.predicted for r in sel])
+        R = np.bincount([r.realised for r in sel], minlength=len(ENDINGS)) / len(sel)
+        pm = P.mean(0)
+        return {"n": len(sel), "predicted": dict(zip(ENDINGS, pm.round(4).tolist())),
+                "realised": dict(zip(ENDINGS, R.round(4).tolist())),
+                "max_gap": round(float(np.abs(pm - R).max()), 4), "judged": len(sel) >= MIN_CELL}
+
+    out = {"decisions": len(rows), "overall": cell(rows), "by_shanten": {}, "cells": {}}
+    for sh in sorted({r.shanten for r in rows}):
+        sel = [r for r in rows if r.shanten == sh]
+        out["by_shanten"][str(sh)] = cell(sel)
+        for lo in TILES_LEFT:
+            b = _bucket(lo)
+            c = cell([r for r in sel if _bucket(r.tiles_left) == b])
+            if c["n"]:
+                out["cells"][f"{sh}/{b}"] = c
+    judged = [c for c in out["cells"].values() if c["judged"]]
+    out["judged_cells"] = len(judged)
+    out["cells_within_0.05"] = sum(1 for c in judged if c["max_gap"] <= 0.05)
+    return out
+
+
+def format_table(summary: dict) -> str:
+    short = ("win", "lose", "other", "tw", "nw")
+    head = f"{'shanten/tiles left':20s} {'n':>6s}  " + "  ".join(f"{s:>11s}" for s in short) + "   max gap"
+    lines = ["predicted / realised ending rates of the action taken", head]
+
+    def line(label: str, c: dict) -> str:
+        pr = "  ".join(f"{c['predicted'][e]:.2f}/{c['realised'][e]:.2f}".rjust(11) for e in ENDINGS)
+        flag = "" if c["judged"] else "  (n < %d)" % MIN_CELL
+        return f"{label:20s} {c['n']:6d}  {pr}   {c['max_gap']:.3f}{flag}"
+
+    if summary["decisions"]:
+        lines.append(line("all", summary["overall"]))
+        for sh, c in summary["by_shanten"].items():
+            lines.append(line(f"shanten {sh}", c))
+        for key, c in summary["cells"].items():
+            lines.append(line("  " + key, c))
+    lines.append(f"{summary['cells_within_0.05']} of {summary['judged_cells']} cells with >= {MIN_CELL} decisions "
+                 f"within 0.05 on every ending ({summary['decisions']} decisions)")
+    return "\n".join(lines)
+
+
+def plot(rows: list[Row], path: Path) -> Path:
+    """Reliability diagram: per ending, predicted probability in bins vs realised frequency."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    P = np.array([r.predicted for r in rows]) if rows else np.zeros((0, 5))
+    R = np.array([r.realised for r in rows], dtype=int)
+    fig, axes = plt.subplots(1, 5, figsize=(17, 3.8), sharey=True)
+    bins = np.linspace(0, 1, 11)
+    for k, ax in enumerate(axes):
+        x, y, n = [], [], []
+        for lo, hi in zip(bins[:-1], bins[1:]):
+            sel = (P[:, k] >= lo) & ((P[:, k] < hi) if hi < 1 else (P[:, k] <= hi))
+            if sel.sum() >= 20:
+                x.append(P[sel, k].mean())
+                y.append((R[sel] == k).mean())
+                n.append(int(sel.sum()))
+        ax.plot([0, 1], [0, 1], color="0.7", lw=1)
+        ax.plot(x, y, "o-")
+        for xi, yi, ni in zip(x, y, n):
+            ax.annotate(str(ni), (xi, yi), fontsize=7, textcoords="offset points", xytext=(3, -9))
+        ax.set_title(ENDINGS[k])
+        ax.set_xlabel("predicted")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+    axes[0].set_ylabel("realised")
+    fig.suptitle(f"Predicted vs realised endings of the action taken ({len(rows)} decisions; bins of >= 20)")
+    fig.tight_layout()
+    path = Path(path)
+    if path.is_dir():
+        raise MahjongError(f"--plot {path} is a directory; name a .png file")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+@reports_errors
+def main(argv: list[str] | None = None) -> int:
+    from game.records import iter_record_files
+
+    ap = argparse.ArgumentParser(prog="python -m player.calibration", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", required=True, nargs="+", help="glob(s) or paths of records (any format)")
+    ap.add_argument("--agent", default="mdp", help="the agent that predicts (default mdp; NAME:KEY=VALUE options)")
+    ap.add_argument("--name", default=None, help="only the seats of this player name (e.g. mdp in evaluate logs)")
+    ap.add_argument("--every", type=int, default=1, help="value every k-th decision (default 1: all)")
+    ap.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--plot", default=None, help="write the reliability diagram to this PNG")
+    ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = ap.parse_args(argv)
+    if args.workers < 1:
+        raise MahjongError(f"--workers must be >= 1, got {args.workers}")
+    paths = [str(p) for p in iter_record_files(args.records if len(args.records) > 1 else args.records[0])]
+    rows = calibrate(paths, args.agent, name=args.name, every=args.every, workers=args.workers)
+    summary = summarize(rows)
+    summary.update(agent=args.agent, records=len(paths))
+    if args.plot:
+        summary["plot"] = str(plot(rows, Path(args.plot)))
+    print(json.dumps(summary, indent=1) if args.json else format_table(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

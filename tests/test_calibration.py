@@ -1,0 +1,79 @@
+"""``python -m player.calibration``: predicted vs realised endings of recorded decisions.
+
+Oracles: Tenhou's own noten payments (who was tenpai at an exhaustive draw) and ``hora``
+events of the phoenix records for the realised endings; the engine-checked table state for
+the decisions; a malformed record must give the project's one-line error and exit 2.
+"""
+from __future__ import annotations
+
+import glob
+import json
+
+import numpy as np
+import pytest
+
+from game.records import read_events
+from player.calibration import ENDINGS, main, realised_endings, split_fold
+
+PHOENIX = sorted(glob.glob("/work/shared/data/phoenix/mjlog/*.xml"))
+
+
+def test_realised_endings_agree_with_tenhous_payments():
+    checked = 0
+    for path in PHOENIX[:12]:
+        events = read_events(path)
+        ends = realised_endings(events)
+        start = -1
+        for i, e in enumerate(events):
+            if e["type"] == "start_kyoku":
+                start = i
+            elif e["type"] == "ryukyoku" and e.get("reason") == "exhaustive" and any(e["deltas"]):
+                for s in range(4):
+                    want = "tenpai_washout" if e["deltas"][s] > 0 else "noten_washout"
+                    assert ENDINGS[ends[(start, s)]] == want
+                    checked += 1
+            elif e["type"] == "hora":
+                w, t = e["actor"], e["target"]
+                assert ENDINGS[ends[(start, w)]] == "win"
+                if t != w:
+                    assert ENDINGS[ends[(start, t)]] in ("lose", "win")  # double ron: a winner paid nobody
+    assert checked >= 40
+
+
+def test_a_fold_is_split_as_the_fsm_predicts():
+    from abstractions import MDPParams
+
+    h = np.zeros(34, np.int64)
+    h[[0, 5, 9, 20, 27]] = [2, 3, 3, 3, 2]
+    p = MDPParams(T=9, p_lose=np.linspace(0, 0.2, 34), u_lose=np.full(34, -3.5), u_other=-2.6, u_nw=-2.4,
+                  fsm_p=0.08).checked(np.full(34, 2))
+    e = np.array([0.1, 0.05, 0.2, 0.05, 0.1, 0.5])
+    out = split_fold(e, h, p)
+    assert out.shape == (5,) and out.sum() == pytest.approx(1.0)
+    assert np.all(out >= e[:5]) and out[0] == e[0] and out[3] == e[3]
+
+
+def test_cli_on_a_real_game(tmp_path, capsys):
+    png = tmp_path / "rel.png"
+    rc = main(["--records", PHOENIX[1], "--every", "6", "--json", "--plot", str(png)])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    n = out["decisions"]
+    assert n > 20 and out["records"] == 1
+    assert sum(c["n"] for c in out["by_shanten"].values()) == n
+    assert sum(c["n"] for c in out["cells"].values()) == n
+    pred = out["overall"]["predicted"]
+    real = out["overall"]["realised"]
+    assert sum(pred.values()) == pytest.approx(1.0, abs=1e-3) and sum(real.values()) == pytest.approx(1.0, abs=1e-3)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_bad_inputs_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.mjson"
+    bad.write_text('{"type": "start_game"}\nnot json\n')
+    assert main(["--records", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bad.mjson" in err[0]
+    assert main(["--records", str(tmp_path / "none*.xml")]) == 2
+    assert main(["--records", PHOENIX[1], "--every", "0"]) == 2
+    assert main(["--records", PHOENIX[1], "--agent", "efficiency"]) == 2

@@ -1,0 +1,156 @@
+"""The endings of a hand: dataset labels (regressors/datasets.py v3) and the hazard model
+(regressors/hazard.py).
+
+Oracles: Tenhou's own noten payments in the phoenix records (who was tenpai at an exhaustive
+draw), the records' ``reach`` and ``hora`` events read directly, and held-out games for the
+fitted model.
+"""
+from __future__ import annotations
+
+import glob
+
+import numpy as np
+import pytest
+
+from game.errors import ModelFileError
+from game.records import read_events
+from regressors.datasets import END_KINDS, NO_REACH, build_dataset
+from regressors.estimators import Estimators
+from regressors.hazard import HAZARD_FEATURES, HazardModel, expand_intervals
+
+PHOENIX = sorted(glob.glob("/work/shared/data/phoenix/mjlog/*.xml"))
+
+
+@pytest.fixture(scope="module")
+def phoenix():
+    files = PHOENIX[:14]
+    return files, build_dataset(files)
+
+
+def _pt(a: dict, est: Estimators) -> np.ndarray:
+    n = len(a["dec_tile"])
+    return est.tenpai.predict_proba(a["dec_tf"].reshape(n * 3, -1), riichi=a["dec_riichi"].reshape(-1)).reshape(n, 3)
+
+
+def _kyoku_of_rows(events: list[dict]) -> list[int]:
+    """The start_kyoku index of every discard (the dataset's row order, all hands known)."""
+    out, start = [], -1
+    for i, e in enumerate(events):
+        if e["type"] == "start_kyoku":
+            start = i
+        elif e["type"] == "dahai":
+            out.append(start)
+    return out
+
+
+def test_end_tenpai_equals_tenhous_noten_payments(phoenix):
+    files, ds = phoenix
+    a = ds.arrays
+    checked = 0
+    for g, path in enumerate(files):
+        events = read_events(path)
+        starts = _kyoku_of_rows(events)
+        rows = np.flatnonzero(a["dec_game"] == g)
+        assert len(rows) == len(starts)
+        ends = {}
+        for i, e in enumerate(events):
+            if e["type"] == "start_kyoku":
+                start = i
+            if e["type"] == "ryukyoku" and e.get("reason") == "exhaustive":
+                ends[start] = np.asarray(e["deltas"])
+        for r, start in zip(rows, starts):
+            d = ends.get(start)
+            if d is None or not d.any():  # all tenpai or all noten: the payments cannot tell
+                continue
+            assert a["dec_end_kind"][r] == END_KINDS.index("exhaustive_draw")
+            i = int(a["dec_actor"][r])
+            want = [d[(i + k) % 4] > 0 for k in (1, 2, 3)]
+            assert a["dec_end_tenpai"][r].tolist() == want
+            checked += 1
+    assert checked > 300
+
+
+def test_end_kinds_and_reach_turns_follow_the_events(phoenix):
+    files, ds = phoenix
+    a = ds.arrays
+    for g, path in enumerate(files[:6]):
+        events = read_events(path)
+        rows = np.flatnonzero(a["dec_game"] == g)
+        dahai = [i for i, e in enumerate(events) if e["type"] == "dahai"]
+        for r, idx in zip(rows, dahai):
+            i = int(a["dec_actor"][r])
+            assert events[idx]["actor"] == i
+            kind = END_KINDS[a["dec_end_kind"][r]]
+            if a["dec_ronned"][r]:  # this very discard was ronned
+                assert kind == "deal_in" and a["dec_t_left"][r] == 1
+            # the hand's terminal events, read directly
+            j = idx
+            while events[j]["type"] not in ("hora", "ryukyoku"):
+                j += 1
+            if events[j]["type"] == "hora":
+                won = any(e["type"] == "hora" and e["actor"] == i for e in events[j:j + 3])
+                assert (kind == "own_win") == won
+            q = int(a["dec_reach_q"][r])
+            declared_here = events[idx - 1]["type"] == "reach" and events[idx - 1]["actor"] == i
+            assert (q == 1) == declared_here
+            if q not in (0, NO_REACH):
+                assert 1 <= q <= a["dec_t_left"][r]
+
+
+def test_hazard_model_beats_the_base_rate_on_held_out_games(phoenix):
+    files, ds = phoenix
+    est = Estimators.default()
+    games = ds.arrays["dec_game"].max() + 1
+    train, test = ds.subset(np.arange(games) < 10), ds.subset(np.arange(games) >= 10)
+    hz = HazardModel().fit(train.arrays, _pt(train.arrays, est))
+    X, y, _ = expand_intervals(test.arrays, _pt(test.arrays, est))
+    p = np.clip(hz.other.predict_proba(X), 1e-9, 1 - 1e-9)
+    base = np.clip(np.mean(expand_intervals(train.arrays, _pt(train.arrays, est))[1]), 1e-9, 1)
+    ll = -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+    ll0 = -np.mean(y * np.log(base) + (1 - y) * np.log(1 - base))
+    assert ll < ll0 - 0.005, (ll, ll0)
+    # the hazard rises from the first turns to the middle of the hand (records: ~1 % -> ~9 %)
+    w = X[:, 0] * 70
+    assert p[w >= 55].mean() < 0.5 * p[(w >= 15) & (w < 35)].mean()
+
+
+def test_intervals_drop_a_deal_in_and_label_the_last(phoenix):
+    _, ds = phoenix
+    a = ds.arrays
+    X, y_other, y_abort = expand_intervals(a, np.zeros((len(a["dec_tile"]), 3)))
+    assert X.shape[1] == len(HAZARD_FEATURES)
+    kind = a["dec_end_kind"]
+    want = int(np.sum(a["dec_t_left"]) - np.sum(kind == END_KINDS.index("deal_in")))
+    assert len(y_other) == want
+    assert y_other.sum() == np.sum(kind == END_KINDS.index("other_win"))
+    assert y_abort.sum() == np.sum(kind == END_KINDS.index("abortive_draw"))
+
+
+def test_hazard_file_round_trip_and_errors(tmp_path):
+    hz = Estimators.default().hazard
+    path = hz.save(tmp_path / "hazard.json")
+    back = HazardModel.load(path)
+    q = np.arange(1, 12)
+    args = (40, np.array([0.2, 0.5, 0.1]), np.array([False, True, False]), np.array([True, False, False]))
+    np.testing.assert_array_equal(back.p_other(*args, q, False), hz.p_other(*args, q, False))
+    np.testing.assert_array_equal(back.p_tenpai_end(*args), hz.p_tenpai_end(*args))
+    with pytest.raises(ModelFileError):
+        HazardModel.load(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text('{"kind": "tenpai", "format_version": 1}')
+    with pytest.raises(ModelFileError):
+        HazardModel.load(tmp_path / "bad.json")
+
+
+def test_shipped_hazards_are_sane():
+    hz = Estimators.default().hazard
+    q = np.arange(1, 18)
+    pt = np.array([0.1, 0.1, 0.1])
+    none, no_open = np.zeros(3, bool), np.zeros(3, bool)
+    calm = hz.p_other(66, pt, none, no_open, q, False)
+    threat = hz.p_other(66, np.array([1.0, 0.1, 0.1]), np.array([True, False, False]), no_open, q, False)
+    assert np.all((calm > 0) & (calm < 0.3))
+    assert np.all(threat[:8] > 1.5 * calm[:8])  # a riichi on the table ends hands sooner
+    # a riichi opponent is all but sure to be tenpai at the draw; a quiet one is not
+    end = hz.p_tenpai_end(20, np.array([1.0, 0.05, 0.3]), np.array([True, False, False]), no_open)
+    assert end[0] > 0.9 and end[1] < end[2] < end[0]
+    assert 0 < hz.p_abort < 0.01
