@@ -96,7 +96,8 @@ def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win:
     VF, ED, PF, PD = solve(graph, T, p_lose=p.p_lose, u_lose=p.u_lose, p_other=p.p_other, u_other=p.u_other,
                            p_end=p.p_end, u_tw=p.u_tw, u_nw=p.u_nw, p_disc=p.p_disc, ron_ok=p.ron_ok,
                            u_tsumo=u_tsumo, u_ron=u_ron, v_stop=v_stop, allow_win=allow_win,
-                           tsumo_forced=p.tsumo_forced, track=track, p_chi=p.p_chi, riichi=riichi, calls=p.calls)
+                           tsumo_forced=p.tsumo_forced, track=track, p_chi=p.p_chi, riichi=riichi, calls=p.calls,
+                           g_lose=p.lose_growth)
     probs: dict[object, np.ndarray] = {}
     discards: dict[int, float] = {}
     riichi_q: dict[int, float] = {}
@@ -104,7 +105,7 @@ def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win:
     tsumo = stay = pass_ = None
 
     def after_discard(t: int, s: int, name) -> float:
-        pl = p.p_lose[t]
+        pl = p.p_lose[t] * p.lose_growth[0]
         if track:
             pr = (1 - pl) * PF[0, s]
             pr[OUTCOMES.index("lose")] += pl

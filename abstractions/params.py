@@ -78,6 +78,10 @@ class MDPParams:
         Per turn ``n = 0..T-1``: probability that the hand ends by another player's win before
         *i*'s next draw; payoff ``u_other``. Entry ``T``, when given, is the chance that another
         wins after *i*'s last discard, before the washout at the horizon (0 otherwise).
+    lose_growth : float or float[T]
+        Per turn ``n``: the deal-in chances of *i*'s discard after ``n`` earlier ones are
+        ``p_lose * lose_growth[n]`` (the opponents get closer to tenpai; the root's discard,
+        ``n = 0``, uses ``p_lose`` itself). Positive, and ``p_lose * lose_growth <= 1``.
     p_end : float or float[T]
         Per turn: probability that the hand ends in a draw before *i*'s next draw (abortive or an
         earlier exhaustive draw); payoff ``u_tw`` / ``u_nw`` by *i*'s tenpai.
@@ -120,6 +124,7 @@ class MDPParams:
     p_other: float | np.ndarray = 0.0
     u_other: float = 0.0
     p_end: float | np.ndarray = 0.0
+    lose_growth: float | np.ndarray = 1.0
     u_tw: float = 0.0
     u_nw: float = 0.0
     p_disc: np.ndarray | None = None
@@ -149,6 +154,11 @@ class MDPParams:
         pe = _vec(self.p_end, T, "p_end")
         if ((po < 0) | (po > 1)).any() or ((pe < 0) | (pe > 1)).any():
             raise MahjongError("p_other and p_end must lie in [0, 1]")
+        gl = _vec(self.lose_growth, T, "lose_growth")
+        top = max(float(pl.max()), 0.0 if self.riichi is None or self.riichi.p_lose is None
+                  else float(np.max(self.riichi.p_lose)))
+        if (gl <= 0).any() or top * float(gl.max()) > 1 + 1e-12:
+            raise MahjongError("lose_growth must be positive and keep p_lose * lose_growth within [0, 1]")
         if self.p_disc is None:
             w = np.asarray(unseen, dtype=np.float64)
             pd = w / w.sum() if w.sum() > 0 else np.zeros(34)
@@ -166,7 +176,7 @@ class MDPParams:
         if self.riichi is not None and not isinstance(self.riichi, RiichiParams):
             raise MahjongError("riichi must be a RiichiParams or None")
         return MDPParams(T=T, p_lose=pl, u_lose=_vec(self.u_lose, 34, "u_lose"), p_other=po,
-                         u_other=float(self.u_other), p_end=pe, u_tw=float(self.u_tw), u_nw=float(self.u_nw),
+                         u_other=float(self.u_other), p_end=pe, lose_growth=gl, u_tw=float(self.u_tw), u_nw=float(self.u_nw),
                          p_disc=pd, ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff, fsm_p=float(self.fsm_p), fold=bool(self.fold),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),

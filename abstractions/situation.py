@@ -17,6 +17,8 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
   expectation over the opponents' tenpai patterns (independent), each opponent tenpai with
   its projected chance *at the exhaustive draw* (Eq. 19: "the probabilities when a hand
   ends");
+* ``P_L(t)`` at later turns: the deal-in chances grow with the opponents' projected tenpai
+  (``lose_growth[n]`` = their summed tenpai chance ``n`` turns ahead over the sum now);
 * ``T``: the horizon ``T_max = 1 + W // 4`` (spec 5.1): the wall's end, where the washout
   is paid; another's win after our last discard is ``P_O[T]``;
 * furiten: a hand with any wait among our discards cannot ron at all (Tenhou's rule);
@@ -369,23 +371,35 @@ class Endings:
     one number for every turn, scaled by :data:`RIICHI_OTHER_SCALE` after our riichi, and no
     abortive draws). ``projected_washout``: the opponents' tenpai at the draw (else now).
     ``furiten``: a hand with a wait among our discards has no ron at all (else only those
-    kinds are not ronned).
+    kinds are not ronned). ``rising_deal_in``: later discards deal in as the opponents'
+    projected tenpai says (else at today's rates all hand long).
     """
 
     full_horizon: bool = True
     hazard: bool = True
     projected_washout: bool = True
     furiten: bool = True
+    rising_deal_in: bool = True
 
 
-#: The first player's endings (all four fixes off).
-PAPER_ENDINGS = Endings(False, False, False, False)
+#: The first player's endings (every fix off).
+PAPER_ENDINGS = Endings(False, False, False, False, False)
 
 
 def hazard_turns(t_max: int) -> np.ndarray:
     """The hazard intervals ``q`` of ``P_O[n]``, ``n = 0..t_max``: ``q = max(n, 1)`` (``n = 0``
     is the interval in progress at a call decision, ``n`` the one after our ``n``-th discard)."""
     return np.maximum(np.arange(t_max + 1), 1)
+
+
+def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray, riichi) -> np.ndarray:
+    """``lose_growth[n]``, ``n = 0..T-1``: the opponents' summed tenpai chance ``n`` of our
+    discards ahead over the sum now (1 at ``n = 0``), kept where every ``P_L`` stays <= 0.95."""
+    g = np.ones(T)
+    if T > 1:
+        g[1:] = pt_ahead[1:T].sum(1) / max(float(pt_now.sum()), 1e-3)
+    top = max(float(p_lose.max()), 0.0 if riichi is None or riichi.p_lose is None else float(np.max(riichi.p_lose)))
+    return np.clip(g, 1e-3, 0.95 / top if top > 0 else np.inf)
 
 
 def build_situation(state, estimates, rank_model, *, table: RankTable | None = None,
@@ -461,7 +475,9 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     own = np.zeros(34, bool)
     for d in state.discards[me]:
         own[d.kind] = True
-    params = MDPParams(T=T, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end,
+    growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose, riichi) \
+        if endings.rising_deal_in else 1.0
+    params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=endings.furiten, payoff=payoff,
                        fsm_p=fsm_p, riichi=riichi, calls=True,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)

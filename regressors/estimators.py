@@ -69,6 +69,7 @@ class Hazards:
     p_other_riichi: np.ndarray  # the same with us in riichi (the others fold)
     p_abort: float              # an abortive draw in an interval
     p_tenpai_end: np.ndarray    # [4] each opponent tenpai at an exhaustive draw (own seat 0)
+    p_tenpai_ahead: np.ndarray  # [len(q), 4] each opponent's tenpai chance at interval q (own seat 0)
     p_tsumo: float              # share of wins by tsumo
     p_ippatsu: float            # share of riichi wins with ippatsu
 
@@ -134,5 +135,8 @@ class Estimators:
         hz = self.hazard
         end = np.zeros(4)
         end[others] = hz.p_tenpai_end(w, pt, riichi, open_)
+        ahead = np.zeros((len(q), 4))
+        ahead[:, others] = hz.p_tenpai_ahead(w, pt, riichi, open_, q)
         return Hazards(hz.p_other(w, pt, riichi, open_, q, bool(view.riichi[me])),
-                       hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end, hz.p_tsumo, hz.p_ippatsu)
+                       hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end, ahead, hz.p_tsumo,
+                       hz.p_ippatsu)

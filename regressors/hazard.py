@@ -8,7 +8,9 @@ of player *i* (``q = 1`` the interval after the discard *i* is choosing now):
 * ``P_end[q]``: the same for an abortive draw (four riichi, four kans, ...);
 * ``P^j_T,end``: the chance that opponent *j* is tenpai when the wall runs out, given that
   it does (the noten payments of the washout payoffs ``U_tw``, ``U_nw``; Eq. 19's "tenpai
-  probabilities when a hand ends").
+  probabilities when a hand ends");
+* ``P^j_T[q]``: opponent *j*'s tenpai chance at *i*'s ``q``-th discard from now, the hand
+  still going: the deal-in chances of Eq. 20 grow with it over the MDP's turns.
 
 :class:`HazardModel` holds two logistic regressions fitted on the discard rows of records
 (``regressors.datasets``: ``end_kind``, ``t_left``, ``reach_q``, ``end_tenpai``), each row
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from game.errors import ModelFileError
 from regressors.base import LogReg, load_json, save_json
 
 KIND = "hazard"
@@ -36,6 +39,13 @@ HAZARD_FEATURES = ("tiles_left_then", *(f"tiles_left_then_lt_{b}" for b in WALL_
                    "riichi_others", "sum_pt", "max_pt", "any_open_pt", "own_riichi_then", "sum_pt_x_late",
                    "riichi_x_turns")
 END_TENPAI_FEATURES = ("pt", "riichi", "open", "tiles_left", "pt_x_tiles_left")
+#: Bins of the turns ahead (lower bounds) of the tenpai projection.
+AHEAD_BINS = (2, 3, 5, 7, 10)
+TENPAI_AHEAD_FEATURES = ("pt", "riichi", "open", "tiles_left", "turns_ahead", "tiles_left_then",
+                         "pt_x_turns_ahead", *(f"turns_ahead_ge_{b}" for b in AHEAD_BINS),
+                         *(f"tiles_left_then_lt_{b}" for b in WALL_BINS), "logit_pt")
+#: Farthest turn ahead of the tenpai projection's training pairs (later turns reuse it).
+MAX_AHEAD = 12
 
 
 def hazard_features(tiles_left: np.ndarray, q: np.ndarray, riichi_others: np.ndarray, pt: np.ndarray,
@@ -64,6 +74,41 @@ def end_tenpai_features(pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray, t
     w = np.asarray(tiles_left, dtype=np.float64) / 70.0
     return np.column_stack([pt, np.asarray(riichi, dtype=np.float64), np.asarray(open_, dtype=np.float64), w,
                             pt * w]).astype(np.float32)
+
+
+def tenpai_ahead_features(pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray, tiles_left: np.ndarray,
+                          q: np.ndarray) -> np.ndarray:
+    """Rows of :data:`TENPAI_AHEAD_FEATURES`: one opponent now, ``q`` of *i*'s discards ahead."""
+    pt = np.asarray(pt, dtype=np.float64)
+    q = np.minimum(np.asarray(q, dtype=np.float64), MAX_AHEAD)
+    w = np.asarray(tiles_left, dtype=np.float64)
+    w_then = np.maximum(w - 4.0 * q, 0.0)
+    c = np.clip(pt, 1e-4, 1 - 1e-4)
+    return np.column_stack([pt, np.asarray(riichi, dtype=np.float64), np.asarray(open_, dtype=np.float64),
+                            w / 70.0, q / 18.0, w_then / 70.0, pt * q / 18.0,
+                            *((q >= b).astype(float) for b in AHEAD_BINS),
+                            *((w_then < b).astype(float) for b in WALL_BINS),
+                            np.log(c / (1 - c))]).astype(np.float32)
+
+
+def tenpai_ahead_rows(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(X, label) per opponent for every pair of a discard row and the same seat's discard
+    ``q = 1..MAX_AHEAD`` turns later in the same hand: is the opponent tenpai then."""
+    n = len(arr["dec_tile"])
+    game, actor, t_left = arr["dec_game"], arr["dec_actor"], arr["dec_t_left"].astype(np.int64)
+    order = np.lexsort((np.arange(n), actor, game))  # per (game, seat) in the order of play
+    src, dst, qs = [], [], []
+    for q in range(1, MAX_AHEAD + 1):
+        a, b = order[:-q], order[q:]
+        same = (game[a] == game[b]) & (actor[a] == actor[b]) & (t_left[b] == t_left[a] - q)
+        src.append(a[same])
+        dst.append(b[same])
+        qs.append(np.full(int(same.sum()), q))
+    src, dst, qs = np.concatenate(src), np.concatenate(dst), np.concatenate(qs)
+    X = tenpai_ahead_features(pt[src].reshape(-1), arr["dec_riichi"][src].reshape(-1),
+                              (arr["dec_takes"][src] > 0).reshape(-1), np.repeat(arr["dec_ctx"][src, 0], 3),
+                              np.repeat(qs, 3))
+    return X, arr["dec_tenpai"][dst].reshape(-1).astype(int)
 
 
 def expand_intervals(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -111,6 +156,7 @@ class HazardModel:
     def __init__(self, C: float = 1.0):
         self.other = LogReg(HAZARD_FEATURES, C=C)
         self.end_tenpai = LogReg(END_TENPAI_FEATURES, C=C)
+        self.tenpai_ahead = LogReg(TENPAI_AHEAD_FEATURES, C=C)
         self.p_abort = 0.0
         self.p_tsumo = 0.5
         self.p_ippatsu = 0.0
@@ -122,6 +168,7 @@ class HazardModel:
         self.p_abort = float((y_abort.sum() + 0.5) / (len(y_abort) + 1.0))
         Xt, yt = end_tenpai_rows(arr, pt)
         self.end_tenpai.fit(Xt, yt)
+        self.tenpai_ahead.fit(*tenpai_ahead_rows(arr, pt))
         self.p_tsumo = _share(arr["win_tsumo"])
         self.p_ippatsu = _share(arr["win_ippatsu"][arr["win_riichi"]])
         return self
@@ -143,19 +190,33 @@ class HazardModel:
         X = end_tenpai_features(pt, riichi, open_, np.full(3, tiles_left))
         return self.end_tenpai.predict_proba(X)
 
+    def p_tenpai_ahead(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray,
+                       q: np.ndarray) -> np.ndarray:
+        """(len(q), 3): each opponent's tenpai chance ``q`` of our discards from now."""
+        q = np.asarray(q, dtype=np.float64)
+        n = len(q)
+        X = tenpai_ahead_features(np.tile(pt, n), np.tile(riichi, n), np.tile(open_, n),
+                                  np.full(3 * n, tiles_left), np.repeat(q, 3))
+        return self.tenpai_ahead.predict_proba(X).reshape(n, 3)
+
     def save(self, path) -> Path:
         return save_json({"other": self.other.to_dict(), "end_tenpai": self.end_tenpai.to_dict(),
+                          "tenpai_ahead": self.tenpai_ahead.to_dict(),
                           "p_abort": self.p_abort, "p_tsumo": self.p_tsumo, "p_ippatsu": self.p_ippatsu}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
         d = load_json(path, KIND)
         m = cls()
-        m.other = LogReg.from_dict(d["other"], HAZARD_FEATURES, str(path))
-        m.end_tenpai = LogReg.from_dict(d["end_tenpai"], END_TENPAI_FEATURES, str(path))
-        m.p_abort = float(d["p_abort"])
-        m.p_tsumo = float(d["p_tsumo"])
-        m.p_ippatsu = float(d["p_ippatsu"])
+        try:
+            m.other = LogReg.from_dict(d["other"], HAZARD_FEATURES, str(path))
+            m.end_tenpai = LogReg.from_dict(d["end_tenpai"], END_TENPAI_FEATURES, str(path))
+            m.tenpai_ahead = LogReg.from_dict(d["tenpai_ahead"], TENPAI_AHEAD_FEATURES, str(path))
+            m.p_abort = float(d["p_abort"])
+            m.p_tsumo = float(d["p_tsumo"])
+            m.p_ippatsu = float(d["p_ippatsu"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m
 
 

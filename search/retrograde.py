@@ -155,7 +155,7 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, twi
 @numba.njit(cache=True)
 def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h_tile, h_succ, ma, mb,
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
-                 p_chi, T, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
+                 p_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
                  allow_win, allow_stop, tsumo_forced, track, omap, VF, ED, PF_out, PD_out):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
@@ -211,28 +211,30 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
         prev = 1 - cur
         bp = (k - 1) * n
         bc = k * n
+        # deal-in chances of this turn's discards: P_L(t) g_lose[n] (the opponents' tenpai grows)
+        gl = g_lose[nn]
         # Eq. 7 once per after-draw hand, Eq. 10 once per after-call hand
         for h in range(nh):
             if skip_locked and h_cls[h] == 1:
                 VH[h] = 0.0
                 continue
             m0 = h_ptr[h]
-            best = ma[m0] + mb[m0] * VF[bp + h_succ[m0]]
+            best = gl * ma[m0] + (1.0 - gl * (1.0 - mb[m0])) * VF[bp + h_succ[m0]]
             arg = m0
             if track:
                 for m in range(m0 + 1, h_ptr[h + 1]):
-                    v = ma[m] + mb[m] * VF[bp + h_succ[m]]
+                    v = gl * ma[m] + (1.0 - gl * (1.0 - mb[m])) * VF[bp + h_succ[m]]
                     if v > best:
                         best = v
                         arg = m
                 nxt = h_succ[arg]
                 for o in range(no):
-                    PH[h, o] = mb[arg] * pf[prev, nxt, o]
+                    PH[h, o] = (1.0 - gl * (1.0 - mb[arg])) * pf[prev, nxt, o]
                 if iL >= 0:
-                    PH[h, iL] += 1.0 - mb[arg]
+                    PH[h, iL] += gl * (1.0 - mb[arg])
             else:
                 for m in range(m0 + 1, h_ptr[h + 1]):
-                    best = max(best, ma[m] + mb[m] * VF[bp + h_succ[m]])
+                    best = max(best, gl * ma[m] + (1.0 - gl * (1.0 - mb[m])) * VF[bp + h_succ[m]])
             VH[h] = best
         for s in range(n):
             c = cls[s]
@@ -241,12 +243,13 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                 ED[bc + s] = 0.0
                 continue
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
-            ed = A[s] + B[s] * VF[bp + s]
+            bs = B[s] + L[s] - gl * L[s]
+            ed = gl * A[s] + bs * VF[bp + s]
             if track:
                 for o in range(no):
-                    pd[o] = B[s] * pf[prev, s, o]
+                    pd[o] = bs * pf[prev, s, o]
                 if iL >= 0:
-                    pd[iL] += L[s]
+                    pd[iL] += gl * L[s]
             for jj in range(live_ptr[s], live_ptr[s + 1]):
                 j = live[jj]
                 w = draw_w[j]
@@ -423,7 +426,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           u_other: float, p_end: np.ndarray, u_tw: float, u_nw: float, p_disc: np.ndarray,
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
-          riichi: dict | None = None, calls: bool = True):
+          riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
 
     Per-turn arrays are indexed by ``n``, the discards made since the root: ``p_end`` by
@@ -432,7 +435,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     (NaN: no win). ``riichi`` holds the parameters of the locked states (``RIICHI_KEYS``) and
     allows the declarations; without it the twins cannot be entered and are not solved (their
     ``VF``/``ED`` are 0). ``calls=False`` drops the
-    TAKE options. ``v_stop`` (n, T+1) is the fold value (``-inf``: no fold).
+    TAKE options. ``v_stop`` (n, T+1) is the fold value (``-inf``: no fold). ``g_lose`` (T
+    numbers, default 1) scales the deal-in chances of the discards made after ``n`` earlier
+    ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]).
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
@@ -446,6 +451,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     base = dict(p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end, u_tw=u_tw,
                 u_nw=u_nw, p_disc=p_disc)
     lk = base if riichi is None else {**base, **riichi}
+    g_lose = np.ones(T) if g_lose is None else np.ascontiguousarray(g_lose, dtype=np.float64)
+    if g_lose.shape != (T,) or not (g_lose > 0).all():
+        raise ValueError(f"g_lose must hold T = {T} positive numbers, got {g_lose!r}")
     for key, arr in (("p_other", base["p_other"]), ("riichi p_other", lk["p_other"])):
         if np.shape(arr) != (T + 1,):
             raise ValueError(f"{key} must hold T + 1 = {T + 1} per-turn numbers, got shape {np.shape(arr)}")
@@ -469,7 +477,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     solve_kernel(live_ptr, live, A, B, L, graph.draw_w, graph.draw_win, draw_h, nh, h_ptr, h_tile, h_succ,
                  ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, cls, h_cls, riichi is None, call_ptr,
                  graph.call_tile,
-                 graph.call_chi, call_g0, float(p_chi), int(T), two["p_other"], two["u_other"], two["p_end"],
+                 graph.call_chi, call_g0, float(p_chi), int(T), g_lose, two["p_other"], two["u_other"], two["p_end"],
                  two["u_tw"], two["u_nw"], two["p_disc"],
                  np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
                  bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track),

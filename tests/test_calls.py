@@ -279,7 +279,8 @@ class Brute:
 
     def discard_value(self, st, t, n, cls):
         q = self.cls[cls]
-        return q["p_lose"][t] * q["u_lose"][t] + (1 - q["p_lose"][t]) * self.vt(st, n + 1)
+        pl = q["p_lose"][t] * self.p.lose_growth[n]
+        return pl * q["u_lose"][t] + (1 - pl) * self.vt(st, n + 1)
 
     def _vf(self, st, n):
         p = self.p
@@ -362,7 +363,8 @@ def _params(rng, T, kinds, riichi=True, payoff=_payoff):
         rpl[kinds] = rng.uniform(0, 0.2, len(kinds))
         rp = RiichiParams(stick=0.25, payoff=_riichi_payoff, p_lose=rpl, p_other=rng.uniform(0, 0.2, T),
                           p_end=rng.uniform(0, 0.1, T), p_disc=rpd)
-    return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), u_other=-1.0,
+    return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), lose_growth=rng.uniform(0.8, 2.0, T),
+                     u_other=-1.0,
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15, riichi=rp, p_chi=float(rng.uniform(0.2, 0.5)))
 

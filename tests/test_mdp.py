@@ -89,13 +89,15 @@ class Brute:
             h2 = _add(c, t, -1)
             if self.members is not None and h2 not in self.members:
                 continue
-            opts.append(p.p_lose[t] * p.u_lose[t] + (1 - p.p_lose[t]) * self.vt(h2, n + 1))
+            pl = p.p_lose[t] * p.lose_growth[n]
+            opts.append(pl * p.u_lose[t] + (1 - pl) * self.vt(h2, n + 1))
         return max(opts)
 
     def root_discard(self, t):
         p = self.p
         h2 = _add(tuple(int(x) for x in self.h0), t, -1)
-        return p.p_lose[t] * p.u_lose[t] + (1 - p.p_lose[t]) * self.vt(h2, 1)
+        pl = p.p_lose[t] * p.lose_growth[0]
+        return pl * p.u_lose[t] + (1 - pl) * self.vt(h2, 1)
 
 
 def _add(h, u, k=1):
@@ -113,7 +115,8 @@ def _params(rng, T, kinds, payoff=_payoff):
     pd[kinds] = rng.dirichlet(np.ones(len(kinds)))
     ron_ok = np.ones(34, bool)
     ron_ok[kinds[0]] = False  # furiten on one kind
-    return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T + 1), u_other=-1.0,
+    return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T + 1), lose_growth=rng.uniform(0.8, 2.5, T),
+                     u_other=-1.0,
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15)
 
