@@ -110,7 +110,12 @@ class MDPParams:
         Allows TAKE (pon, chi; Eq. 10) into the graph's open states.
     p_chi : float
         Share of the opponents' discards made by the left player, the only one *i* may chi
-        from (spec 9.2 A3: one opponents'-discard node per turn, chi weighted).
+        from (spec 9.2 A3: one opponents'-discard node per turn, chi weighted); used with
+        ``discards_per_turn = 1``.
+    discards_per_turn : int
+        1: one opponents'-discard node between *i*'s turns (chi weighted by ``p_chi``); 3: the
+        three opponents' discards in turn (right, across, left), each a chance of ron and pon,
+        chi on the left player's only (spec A3's recommended reading).
     seat_wind, round_wind : int
         0..3 (E S W N), for the yaku of open hands (yakuhai).
     yaku : bool
@@ -138,6 +143,7 @@ class MDPParams:
     riichi: RiichiParams | None = None
     calls: bool = True
     p_chi: float = 1.0 / 3.0
+    discards_per_turn: int = 1
     seat_wind: int = 0
     round_wind: int = 0
     yaku: bool = True
@@ -171,6 +177,8 @@ class MDPParams:
             raise MahjongError("ron_ok must have 34 entries")
         if not 0.0 <= float(self.p_chi) <= 1.0:
             raise MahjongError(f"p_chi must lie in [0, 1], got {self.p_chi}")
+        if int(self.discards_per_turn) not in (1, 3):
+            raise MahjongError(f"discards_per_turn must be 1 or 3, got {self.discards_per_turn}")
         if not (0 <= int(self.seat_wind) <= 3 and 0 <= int(self.round_wind) <= 3):
             raise MahjongError("seat_wind and round_wind must be 0..3")
         if self.riichi is not None and not isinstance(self.riichi, RiichiParams):
@@ -180,7 +188,7 @@ class MDPParams:
                          p_disc=pd, ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff, fsm_p=float(self.fsm_p), fold=bool(self.fold),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
-                         p_chi=float(self.p_chi), seat_wind=int(self.seat_wind), round_wind=int(self.round_wind),
+                         p_chi=float(self.p_chi), discards_per_turn=int(self.discards_per_turn), seat_wind=int(self.seat_wind), round_wind=int(self.round_wind),
                          yaku=bool(self.yaku))
 
 

@@ -27,7 +27,7 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
   (ron paid by one of the three opponents, equally likely; tsumo split by the dealer rule;
   honba and riichi sticks on top; the dealer repeats).
 
-:class:`Endings` switches each of these back to the first player's choices (the ratio
+:class:`TableModel` switches each of these back to the first player's choices (the ratio
 horizon ``max(1, round(r T_max))`` paid as a washout, one ``P_O`` for every turn, the
 opponents' tenpai *now* at the washout, furiten by own discards only) for the ablations.
 
@@ -360,9 +360,9 @@ def _red_counts(state) -> tuple[np.ndarray, int]:
 
 
 @dataclass(frozen=True)
-class Endings:
-    """How the parameters model the hand's endings (each switch: the fix on, or the first
-    player's choice for the ablations).
+class TableModel:
+    """How the MDPs model the table: the chance player (the opponents, the wall) and the
+    rules; each switch is a fix on, or off for the first player's choice (ablations).
 
     ``full_horizon``: ``T = T_max`` (else the paper's ``max(1, round(r T_max))``, spec A7: the
     ratio ``r`` was fitted on when hands really ended, others' wins included, which ``P_O``
@@ -372,7 +372,10 @@ class Endings:
     abortive draws). ``projected_washout``: the opponents' tenpai at the draw (else now).
     ``furiten``: a hand with a wait among our discards has no ron at all (else only those
     kinds are not ronned). ``rising_deal_in``: later discards deal in as the opponents'
-    projected tenpai says (else at today's rates all hand long).
+    projected tenpai says (else at today's rates all hand long). ``three_discards``: the
+    three opponents' discards between our turns, each a chance of ron and pon, chi on the
+    left player's (else one discard a turn with chi weighted by 1/3: a third of the ron and
+    pon chances).
     """
 
     full_horizon: bool = True
@@ -380,10 +383,11 @@ class Endings:
     projected_washout: bool = True
     furiten: bool = True
     rising_deal_in: bool = True
+    three_discards: bool = True
 
 
-#: The first player's endings (every fix off).
-PAPER_ENDINGS = Endings(False, False, False, False, False)
+#: The first player's model (every fix off).
+FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False)
 
 
 def hazard_turns(t_max: int) -> np.ndarray:
@@ -403,12 +407,11 @@ def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.nd
 
 
 def build_situation(state, estimates, rank_model, *, table: RankTable | None = None,
-                    hanchan: bool = False, hazards=None, endings: Endings = Endings()) -> Situation:
+                    hanchan: bool = False, hazards=None, model: TableModel = TableModel()) -> Situation:
     """The MDP parameters of ``state``'s decision (Sec. VI-C) from the estimators' output.
 
     ``estimates``: ``Estimators.decision(state)``; ``hazards``: ``Estimators.hazards(state,
-    estimates, hazard_turns(T_max))`` (needed unless ``endings`` turns off both the hazards
-    and the projected washout); ``rank_model``: the final-rank model; ``table``: a
+    estimates, hazard_turns(T_max))``; ``rank_model``: the final-rank model; ``table``: a
     :class:`RankTable` to reuse when its context is this hand's.
     """
     me = int(state.seat)
@@ -437,11 +440,11 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     wt = pt[opp] + 1e-3                       # who wins when someone else does
     u_other = float((wt * uo_j[opp]).sum() / wt.sum())
     t_max = 1 + max(0, int(state.tiles_left)) // 4
-    T = t_max if endings.full_horizon else max(1, min(int(estimates.horizon), t_max))
-    pt_end = np.clip(hazards.p_tenpai_end, 0.0, 1.0) if endings.projected_washout else pt
+    T = t_max if model.full_horizon else max(1, min(int(estimates.horizon), t_max))
+    pt_end = np.clip(hazards.p_tenpai_end, 0.0, 1.0) if model.projected_washout else pt
     u_tw = table.washout(pt_end, True)
     u_nw = table.washout(pt_end, False)
-    if endings.hazard:
+    if model.hazard:
         p_other = np.clip(np.asarray(hazards.p_other, dtype=np.float64)[:T + 1], 0.0, 0.95)
         p_other_riichi = np.clip(np.asarray(hazards.p_other_riichi, dtype=np.float64)[:T + 1], 0.0, 0.95)
         p_end = float(hazards.p_abort)
@@ -476,19 +479,19 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     for d in state.discards[me]:
         own[d.kind] = True
     growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose, riichi) \
-        if endings.rising_deal_in else 1.0
+        if model.rising_deal_in else 1.0
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end,
-                       u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=endings.furiten, payoff=payoff,
-                       fsm_p=fsm_p, riichi=riichi, calls=True,
+                       u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten, payoff=payoff,
+                       fsm_p=fsm_p, riichi=riichi, calls=True, discards_per_turn=3 if model.three_discards else 1,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)
     return Situation(params=params, table=table, estimates=estimates, t_max=t_max, payoff=payoff, root_melds=melds)
 
 
 def situation_of(state, estimators, *, table: RankTable | None = None, hanchan: bool = False,
-                 endings: Endings = Endings()) -> Situation:
+                 model: TableModel = TableModel()) -> Situation:
     """:func:`build_situation` with the estimates and hazards of ``estimators``
     (``regressors.Estimators``) for ``state``'s seat."""
     est = estimators.decision(state)
     hz = estimators.hazards(state, est, hazard_turns(1 + max(0, int(state.tiles_left)) // 4))
     return build_situation(state, est, estimators.final_rank, table=table, hanchan=hanchan, hazards=hz,
-                           endings=endings)
+                           model=model)

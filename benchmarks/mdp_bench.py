@@ -2,12 +2,15 @@
 
 Plays ``--games`` east games of one ``mdp`` against three ``efficiency`` agents (the mdp seat
 rotates with the game index), timing every ``act`` call of the mdp agent after an untimed
-warm-up game (numba compilation, estimator caches). Reported by kind of decision:
+warm-up game (numba compilation, estimator caches). Reported by how the decision was made
+(``player.agents.mdp.METHODS``):
 
-* ``psm``: decisions valued by PSM (own turn: discards / riichi; at an opponent's discard:
+* ``method1``: decisions valued by PSM (own turn: discards / riichi; at an opponent's discard:
   pass / calls): estimators + situation + graph + solve;
-* ``fallback``: hands of 4+ shanten left to the efficiency agent;
-* ``all``: every call, trivial ones included (a single legal action, a win, riichi-locked).
+* ``rule_based``: hands of 4+ shanten left to the efficiency agent;
+* ``error_fallback``: a graph that could not be built (should be none);
+* ``forced``: a win, a single legal action, a riichi hand, no chi/pon on offer;
+* ``all``: every call.
 
 Times are wall-clock and the CPU time of the thread (steadier on a shared machine); the load
 average is printed with the table. Pin to one core on a shared box:
@@ -33,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from game.errors import MahjongError  # noqa: E402
 from game.match import play_game  # noqa: E402
 from player.agents.efficiency import EfficiencyAgent  # noqa: E402
-from player.agents.mdp import MdpAgent  # noqa: E402
+from player.agents.mdp import METHODS, MdpAgent  # noqa: E402
 
 
 class _Timed:
@@ -51,8 +54,7 @@ class _Timed:
         choice = self._act(legal)
         wall, cpu = 1e3 * (time.perf_counter() - t0), 1e3 * (time.thread_time() - c0)
         st = self.agent.stats
-        kind = ("fallback" if st["fallback"] > before.get("fallback", 0)
-                else "psm" if st["solved"] > before.get("solved", 0) else "trivial")
+        kind = next((k for k in METHODS if st[k] > before.get(k, 0)), "forced")
         self.rows.append((kind, wall, cpu, int(self.agent.last_info.get("states", 0))))
         return choice
 
@@ -86,11 +88,11 @@ def run(games: int, seed: int) -> dict:
     rows = timer.rows
     out: dict = {"games": games, "seed": seed, "load_average": os.getloadavg(), "seconds": elapsed,
                  "decisions": len(rows), "stats": dict(agent.stats)}
-    for kind in ("psm", "fallback", "trivial", "all"):
+    for kind in METHODS + ("all",):
         sel = [r for r in rows if kind == "all" or r[0] == kind]
         out[kind] = {"wall_ms": _pct([r[1] for r in sel]), "cpu_ms": _pct([r[2] for r in sel])}
-    out["psm"]["states"] = _pct([r[3] for r in rows if r[0] == "psm"])
-    out["fallback_rate"] = agent.stats["fallback"] / max(1, len(rows))
+    out["method1"]["states"] = _pct([r[3] for r in rows if r[0] == "method1"])
+    out["shares"] = {k: agent.stats[k] / max(1, len(rows)) for k in METHODS}
     return out
 
 
@@ -112,17 +114,18 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out))
         return 0
     print(f"{out['decisions']} mdp decisions in {args.games} games ({out['seconds']:.0f} s); load average "
-          + " ".join(f"{x:.2f}" for x in out["load_average"]) + f"; fallback rate {out['fallback_rate']:.3f}")
+          + " ".join(f"{x:.2f}" for x in out["load_average"]) + "; shares "
+          + ", ".join(f"{k} {v:.3f}" for k, v in out["shares"].items()))
     print(f"{'':22}{'n':>6}{'median':>10}{'p90':>10}{'p99':>10}{'max':>10}")
-    for kind in ("psm", "fallback", "trivial", "all"):
+    for kind in METHODS + ("all",):
         for clock in ("wall_ms", "cpu_ms"):
             r = out[kind][clock]
             if r["n"]:
                 print(f"{kind + ' ' + clock:22}{r['n']:6d}{r['median']:10.1f}{r['p90']:10.1f}{r['p99']:10.1f}"
                       f"{r['max']:10.1f}")
-    s = out["psm"]["states"]
+    s = out["method1"]["states"]
     if s["n"]:
-        print(f"{'psm graph states':22}{s['n']:6d}{s['median']:10.0f}{s['p90']:10.0f}{s['p99']:10.0f}{s['max']:10.0f}")
+        print(f"{'method1 graph states':22}{s['n']:6d}{s['median']:10.0f}{s['p90']:10.0f}{s['p99']:10.0f}{s['max']:10.0f}")
     return 0
 
 

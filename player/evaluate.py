@@ -31,8 +31,8 @@ from pathlib import Path
 
 from game.errors import MahjongError, RecordError
 from player import stats
-from player.selfplay import (check_agent_name, clear_stale_temps, derive_seed, log_name, play,
-                             run_pool, write_log)
+from player.selfplay import (check_agent_name, clear_stale_temps, decision_counts, derive_seed, log_name,
+                             play, run_pool, write_log)
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -58,11 +58,13 @@ def round_up_games(games: int) -> int:
 
 
 def game_record(game: int, block: int, seed: int, player_seat: int, result,
-                log: str | None) -> dict:
+                log: str | None, methods: list | None = None) -> dict:
     """The JSON line of one finished game.
 
-    ``counts`` are per-seat numbers of hands (``stats.count_hand_events``); ``log`` is the mjai
-    log's path relative to the output directory, or None.
+    ``counts`` are per-seat numbers of hands (``stats.count_hand_events``); ``methods`` per
+    seat how the agent made its decisions in this game (its ``stats``, e.g. the MDP player's
+    ``method1`` / ``rule_based`` / ``error_fallback`` / ``forced``; None for an agent that
+    keeps none); ``log`` is the mjai log's path relative to the output directory, or None.
     """
     return {
         "game": game,
@@ -73,6 +75,7 @@ def game_record(game: int, block: int, seed: int, player_seat: int, result,
         "scores": [int(s) for s in result.scores],
         "ranks": [int(r) for r in result.ranks],
         "counts": stats.count_hand_events(result.events),
+        "methods": methods or [None] * 4,
         "log": log,
     }
 
@@ -80,12 +83,16 @@ def game_record(game: int, block: int, seed: int, player_seat: int, result,
 def _eval_task(task: tuple) -> dict:
     game, block, seed, seat, player, vs, hanchan, out_dir, save_logs = task
     names = [player if s == seat else vs for s in range(4)]
+    before = decision_counts(names)
     result = play(names, seed, [derive_seed(seed, 1000 + s) for s in range(4)], hanchan)
+    after = decision_counts(names)
     log = None
     if save_logs:
         log = f"{LOGS}/{log_name(game, seed)}"
         write_log(result.events, Path(out_dir) / log)
-    return game_record(game, block, seed, seat, result, log)
+    methods = [None if a is None else {k: v - (b or {}).get(k, 0) for k, v in a.items() if v - (b or {}).get(k, 0)}
+               for b, a in zip(before, after)]
+    return game_record(game, block, seed, seat, result, log, methods)
 
 
 # ----------------------------------------------------------------------------- results file

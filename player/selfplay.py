@@ -138,6 +138,17 @@ def get_agent(name: str, seat: int, seed: int) -> Any:
     return agent
 
 
+def decision_counts(names: Sequence[str]) -> list[dict[str, int] | None]:
+    """A copy of each seat's agent's ``stats`` (how its decisions were made) in this process;
+    None for agents that keep none, {} for one not built yet."""
+    out: list[dict[str, int] | None] = []
+    for seat, name in enumerate(names):
+        agent = _AGENTS.get((name, seat))
+        stats = getattr(agent, "stats", None) if agent is not None else {}
+        out.append(None if stats is None else {k: int(v) for k, v in stats.items()})
+    return out
+
+
 def play(names: Sequence[str], seed: int, agent_seeds: Sequence[int], hanchan: bool):
     """One game of the named agents (by seat) on the walls of ``seed``.
 

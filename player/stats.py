@@ -241,6 +241,23 @@ def _side_summary(ranks: np.ndarray, blocks: np.ndarray, pts: np.ndarray,
     }
 
 
+def _method_shares(res: Sequence[Mapping], *, player: bool) -> dict | None:
+    """How one side's decisions were made, summed over games (``methods`` of the records):
+    counts and shares of ``decisions``; None when its agent keeps no counts."""
+    total: dict[str, int] = {}
+    for r in res:
+        seat = int(r["player_seat"])
+        for s, m in enumerate(r.get("methods") or [None] * 4):
+            if m is None or (s == seat) != player:
+                continue
+            for k, v in m.items():
+                total[k] = total.get(k, 0) + int(v)
+    if not total:
+        return None
+    n = total.get("decisions", 0)
+    return {"counts": total, "shares": {k: v / n for k, v in total.items() if k != "decisions" and n}}
+
+
 def summarize(results: Sequence[Mapping], *, hanchan: bool = False) -> dict:
     """Everything the evaluation reports, from per-game result records.
 
@@ -276,6 +293,7 @@ def summarize(results: Sequence[Mapping], *, hanchan: bool = False) -> dict:
     p_seat = int(first["player_seat"])
     opp_name = first["names"][(p_seat + 1) % 4]
     player_scores = np.array([r["scores"][int(r["player_seat"])] for r in res], dtype=np.float64)
+    methods = {"player": _method_shares(res, player=True), "opponent": _method_shares(res, player=False)}
     smean, sse = mean_se(player_scores, blocks)
     return {
         "player": first["names"][p_seat],
@@ -289,6 +307,7 @@ def summarize(results: Sequence[Mapping], *, hanchan: bool = False) -> dict:
                                 else "east-only: +60/+30/0/-90")),
         "player_stats": player,
         "opponent_stats": opponents,
+        "decision_methods": methods,
         "player_final_score_mean": smean,
         "player_final_score_se": sse,
         "rank_test": {
@@ -327,6 +346,11 @@ def format_table(summary: Mapping) -> str:
     for label, side in ((summary["player"], p), (summary["opponent"], o)):
         lines.append(f"{label:<24}{side['win_rate']:>8.3f}{side['deal_in_rate']:>9.3f}"
                      f"{side['riichi_rate']:>8.3f}{side['call_rate']:>8.3f}")
+    for label, key in ((summary["player"], "player"), (summary["opponent"], "opponent")):
+        m = (summary.get("decision_methods") or {}).get(key)
+        if m:
+            shares = ", ".join(f"{k} {100 * v:.1f} %" for k, v in sorted(m["shares"].items()))
+            lines.append(f"decisions of {label}: {m['counts'].get('decisions', 0)} ({shares})")
     return "\n".join(lines)
 
 

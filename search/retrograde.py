@@ -155,15 +155,17 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, twi
 @numba.njit(cache=True)
 def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h_tile, h_succ, ma, mb,
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
-                 p_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
+                 node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
                  allow_win, allow_stop, tsumo_forced, track, omap, VF, ED, PF_out, PD_out):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
     (:func:`group_draws`) and Eq. 10's once per after-call hand (groups ``call_g0 + c``), then
-    Eqs. 6, 9 and 8 per state over its live draws plus the lump of :func:`lump_draws`. At an
-    opponent's discard ``u`` the state takes the best of ron (legal when ``u_ron`` is not NaN),
-    pass, pon and, for the share ``p_chi`` of discards made by the left player, chi (Eq. 10).
+    Eqs. 6, 9 and 8 per state over its live draws plus the lump of :func:`lump_draws`. Between
+    two of our turns come ``len(node_chi)`` opponents' discards, each of kind ``u`` with
+    ``p_disc``: at each the state takes the best of ron (legal when ``u_ron`` is not NaN),
+    pass, pon and, with weight ``node_chi[j]`` (the left player's share of discard ``j``), chi
+    (Eq. 10); passing every one leads to our draw.
     Chance parameters come in two classes by ``cls`` (1: locked after riichi): ``p_other[c, n]``
     (``n = 0..T``; ``n = T`` after i's last discard, before the washout), ``p_end[c, n]``, ``u_other[c]``, ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``; with
     ``skip_locked`` (no declarations allowed) the locked states and their groups (``h_cls``)
@@ -191,7 +193,14 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
     PH = np.zeros((nh if track else 1, no))
     pd = np.zeros(no)
     pv = np.zeros(no)
+    pb = np.zeros(no)
     ronv = np.full(34, np.nan)
+    ku = np.empty(34, np.int64)   # per discarded kind: the kind, ron, best pon / chi and group
+    kr = np.empty(34)
+    kp = np.empty(34)
+    kc = np.empty(34)
+    kpg = np.empty(34, np.int64)
+    kcg = np.empty(34, np.int64)
     for s in range(n):
         # the horizon: the washout, unless another wins after i's last discard (p_other[T])
         c = cls[s]
@@ -265,77 +274,90 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                         for o in range(no):
                             pd[o] += w * PH[h, o]
             ED[bc + s] = ed
-            # Eq. 8: continue -> other win / early end / an opponent's discard (ron, take or pass)
-            vr = ed
-            if track:
-                pv[:] = pd[:]
+            # Eq. 8: continue -> other win / early end / the opponents' discards (ron, take or
+            # pass each); first the options per discarded kind: ron, the best pon, the best chi
+            nk = 0
             if allow_win:
                 for wi in range(win_ptr[s], win_ptr[s + 1]):
                     u = win_tile[wi]
                     if ron_ok[u] and u_ron[wi] == u_ron[wi]:
                         ronv[u] = u_ron[wi]
-            # calls, grouped by kind (ascending), then the ron-only kinds
             cc = call_ptr[s]
             ce = call_ptr[s + 1]
-            while cc < ce:
+            while cc < ce:  # calls, grouped by kind
                 u = call_tile[cc]
-                bn = -np.inf
-                gn = -1
-                bch = -np.inf
-                gc = -1
+                kp[nk] = -np.inf
+                kpg[nk] = -1
+                kc[nk] = -np.inf
+                kcg[nk] = -1
                 while cc < ce and call_tile[cc] == u:
                     g = call_g0 + cc
                     if call_chi[cc]:
-                        if VH[g] > bch:
-                            bch = VH[g]
-                            gc = g
-                    elif VH[g] > bn:
-                        bn = VH[g]
-                        gn = g
+                        if VH[g] > kc[nk]:
+                            kc[nk] = VH[g]
+                            kcg[nk] = g
+                    elif VH[g] > kp[nk]:
+                        kp[nk] = VH[g]
+                        kpg[nk] = g
                     cc += 1
-                pu = p_disc[c, u]
-                rv = ronv[u]
+                ku[nk] = u
+                kr[nk] = ronv[u]
                 ronv[u] = np.nan
-                if pu == 0.0:
-                    continue
-                # the best of ron / pass / pon: action a0 (-2 ron, -1 pass, else group)
-                v0 = ed
-                a0 = -1
-                if rv == rv and rv > v0:
-                    v0 = rv
-                    a0 = -2
-                if bn > v0:
-                    v0 = bn
-                    a0 = gn
-                v1 = v0
-                a1 = a0
-                if bch > v1:
-                    v1 = bch
-                    a1 = gc
-                vr += pu * ((1.0 - p_chi) * v0 + p_chi * v1 - ed)
-                if track:
-                    for br in range(2):
-                        a = a0 if br == 0 else a1
-                        wgt = pu * ((1.0 - p_chi) if br == 0 else p_chi)
-                        if a == -2:
-                            pv[iW] += wgt
-                            for o in range(no):
-                                pv[o] -= wgt * pd[o]
-                        elif a >= 0:
-                            for o in range(no):
-                                pv[o] += wgt * (PH[a, o] - pd[o])
-            if allow_win:
+                nk += 1
+            if allow_win:  # the kinds with a ron and no call
                 for wi in range(win_ptr[s], win_ptr[s + 1]):
                     u = win_tile[wi]
-                    rv = ronv[u]
-                    if rv == rv:
+                    if ronv[u] == ronv[u]:
+                        ku[nk] = u
+                        kr[nk] = ronv[u]
                         ronv[u] = np.nan
-                        if rv > ed:
-                            vr += p_disc[c, u] * (rv - ed)
-                            if track:
-                                pv[iW] += p_disc[c, u]
+                        kp[nk] = -np.inf
+                        kpg[nk] = -1
+                        kc[nk] = -np.inf
+                        kcg[nk] = -1
+                        nk += 1
+            # the discards of the turn, the last (before our draw) first: each kind's best of
+            # pass / ron / pon, and chi with weight node_chi[j] (the left player's share)
+            vr = ed
+            if track:
+                pv[:] = pd[:]
+            for j in range(node_chi.shape[0] - 1, -1, -1):
+                cw = node_chi[j]
+                base = vr
+                if track:
+                    pb[:] = pv[:]
+                for i in range(nk):
+                    pu = p_disc[c, ku[i]]
+                    if pu == 0.0:
+                        continue
+                    # action a0 of the best of ron / pass / pon (-2 ron, -1 pass, else group)
+                    v0 = base
+                    a0 = -1
+                    if kr[i] == kr[i] and kr[i] > v0:
+                        v0 = kr[i]
+                        a0 = -2
+                    if kp[i] > v0:
+                        v0 = kp[i]
+                        a0 = kpg[i]
+                    v1 = v0
+                    a1 = a0
+                    if cw > 0.0 and kc[i] > v1:
+                        v1 = kc[i]
+                        a1 = kcg[i]
+                    vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
+                    if track:
+                        for br in range(2):
+                            a = a0 if br == 0 else a1
+                            wgt = pu * ((1.0 - cw) if br == 0 else cw)
+                            if wgt == 0.0:
+                                continue
+                            if a == -2:
+                                pv[iW] += wgt
                                 for o in range(no):
-                                    pv[o] -= p_disc[c, u] * pd[o]
+                                    pv[o] -= wgt * pb[o]
+                            elif a >= 0:
+                                for o in range(no):
+                                    pv[o] += wgt * (PH[a, o] - pb[o])
             po = p_other[c, nn]
             pe = p_end[c, nn]
             uw = u_tw[c] if tenpai[s] else u_nw[c]
@@ -426,7 +448,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           u_other: float, p_end: np.ndarray, u_tw: float, u_nw: float, p_disc: np.ndarray,
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
-          riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None):
+          riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None,
+          discards_per_turn: int = 1):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
 
     Per-turn arrays are indexed by ``n``, the discards made since the root: ``p_end`` by
@@ -435,7 +458,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     (NaN: no win). ``riichi`` holds the parameters of the locked states (``RIICHI_KEYS``) and
     allows the declarations; without it the twins cannot be entered and are not solved (their
     ``VF``/``ED`` are 0). ``calls=False`` drops the
-    TAKE options. ``v_stop`` (n, T+1) is the fold value (``-inf``: no fold). ``g_lose`` (T
+    TAKE options. ``discards_per_turn``: 1, one opponents' discard between our turns with chi
+    weighted by ``p_chi`` (spec A3's second reading), or 3, the right, across and left
+    players' discards in turn, chi only on the last (A3's first). ``v_stop`` (n, T+1) is the fold value (``-inf``: no fold). ``g_lose`` (T
     numbers, default 1) scales the deal-in chances of the discards made after ``n`` earlier
     ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]).
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
@@ -451,6 +476,12 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     base = dict(p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end, u_tw=u_tw,
                 u_nw=u_nw, p_disc=p_disc)
     lk = base if riichi is None else {**base, **riichi}
+    if discards_per_turn == 1:
+        node_chi = np.array([float(p_chi)])
+    elif discards_per_turn == 3:
+        node_chi = np.array([0.0, 0.0, 1.0])
+    else:
+        raise ValueError(f"discards_per_turn must be 1 or 3, got {discards_per_turn}")
     g_lose = np.ones(T) if g_lose is None else np.ascontiguousarray(g_lose, dtype=np.float64)
     if g_lose.shape != (T,) or not (g_lose > 0).all():
         raise ValueError(f"g_lose must hold T = {T} positive numbers, got {g_lose!r}")
@@ -477,7 +508,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     solve_kernel(live_ptr, live, A, B, L, graph.draw_w, graph.draw_win, draw_h, nh, h_ptr, h_tile, h_succ,
                  ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, cls, h_cls, riichi is None, call_ptr,
                  graph.call_tile,
-                 graph.call_chi, call_g0, float(p_chi), int(T), g_lose, two["p_other"], two["u_other"], two["p_end"],
+                 graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["u_other"], two["p_end"],
                  two["u_tw"], two["u_nw"], two["p_disc"],
                  np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
                  bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track),

@@ -288,15 +288,15 @@ class Brute:
         q = self.cls[int(locked)]
         ed = self.ED(st, n)
         wins = self.wins(st)
-        vr = 0.0
+        options = {}  # kind -> (ron values, pon values, chi values)
         for u in range(34):
             if q["p_disc"][u] == 0:
                 continue
-            base = [ed]
+            rons = []
             if p.ron_ok[u] and u in wins:
                 v = self.win_value(st, u, False)
                 if v == v:
-                    base.append(v)
+                    rons.append(v)
             pons, chis = [], []
             if not locked and p.calls and self.left(st, u) > 0:
                 for code, bad in _call_options(c, u):
@@ -306,9 +306,16 @@ class Brute:
                             if x[t] > 0 and t not in bad and (_add(x, t, -1), new, False) in self.members]
                     if vals:
                         (chis if code >= CHI_CODE else pons).append(max(vals))
-            v0 = max(base + pons)
-            v1 = max([v0] + chis)
-            vr += q["p_disc"][u] * ((1 - p.p_chi) * v0 + p.p_chi * v1)
+            options[u] = (rons, pons, chis)
+        # the opponents' discards of the turn, the last one first (chi weight of each)
+        vr = ed
+        for cw in reversed([p.p_chi] if p.discards_per_turn == 1 else [0.0, 0.0, 1.0]):
+            nxt = 0.0
+            for u, (rons, pons, chis) in options.items():
+                v0 = max([vr] + rons + pons)
+                v1 = max([v0] + chis)
+                nxt += q["p_disc"][u] * ((1 - cw) * v0 + cw * v1)
+            vr = nxt
         po, pe = q["p_other"][n], q["p_end"][n]
         cont = po * q["u_other"] + (1 - po) * (pe * self.uw(st) + (1 - pe) * vr)
         if p.fold and not locked:
@@ -383,14 +390,14 @@ YAKU_CASES = [  # full-size open hands: three root melds, so the yaku rule appli
 ]
 
 
-def _check(case, seed, riichi=True, fold=True, calls=True):
+def _check(case, seed, riichi=True, fold=True, calls=True, discards_per_turn=1):
     text, un, T, d, m, rmelds = case
     h = hand_counts(text)
     unseen = np.zeros(34, np.uint8)
     unseen[:4] = un
     g = build_graph(h, unseen, d=d, m=m, melds=list(rmelds))
     p = _params(np.random.default_rng(seed), T, KINDS4, riichi=riichi)
-    p.fold, p.calls = fold, calls
+    p.fold, p.calls, p.discards_per_turn = fold, calls, discards_per_turn
     res = solve_psm(g, p)
     bf = Brute(g, p, root_melds=rmelds)
     for s, st in enumerate(_states(g)):
@@ -401,9 +408,9 @@ def _check(case, seed, riichi=True, fold=True, calls=True):
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
-@pytest.mark.parametrize("fold", [True, False])
-def test_psm_with_calls_and_riichi_equals_brute_force(case, fold):
-    g, p, res, bf = _check(CASES[case], seed=100 + case, fold=fold)
+@pytest.mark.parametrize("fold,per_turn", [(True, 1), (False, 1), (True, 3)])
+def test_psm_with_calls_and_riichi_equals_brute_force(case, fold, per_turn):
+    g, p, res, bf = _check(CASES[case], seed=100 + case, fold=fold, discards_per_turn=per_turn)
     assert g.n_open > 0 and g.n_calls > 0 and g.n_twins > 0
     if g.root.sum() % 3 == 2:
         for t, v in res.discards.items():
@@ -458,7 +465,8 @@ def test_without_riichi_and_calls_the_twins_and_open_states_are_unreachable():
 
 
 @pytest.mark.parametrize("case", [0, 2])
-def test_ending_probabilities_with_calls_and_riichi(case):
+@pytest.mark.parametrize("per_turn", [1, 3])
+def test_ending_probabilities_with_calls_and_riichi(case, per_turn):
     """One payoff per ending (riichi shifts none but the stick): value = sum P(ending) payoff."""
     text, un, T, d, m, _ = CASES[case]
     h = hand_counts(text)
@@ -467,6 +475,7 @@ def test_ending_probabilities_with_calls_and_riichi(case):
     g = build_graph(h, unseen, d=d, m=m)
     p = _params(np.random.default_rng(30 + case), T, KINDS4)
     p.fold = False
+    p.discards_per_turn = per_turn
     p.payoff = 2.5
     p.u_lose = np.full(34, -2.0)
     p.riichi = RiichiParams(stick=0.0, payoff=2.5, p_other=0.05, p_disc=p.p_disc)

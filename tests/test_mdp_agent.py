@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abstractions.situation import (PAPER_ENDINGS, HandContext, _rank_features_batch, expected_ranks, situation_of)
+from abstractions.situation import (FIRST_TABLE_MODEL, HandContext, _rank_features_batch, expected_ranks, situation_of)
 from game.match import play_game
 from game.state import TableState
 from game.tiles import mjai_to_kind
 from player.agents.efficiency import EfficiencyAgent
-from player.agents.mdp import MdpAgent
+from player.agents.mdp import METHODS, MdpAgent
 from player.registry import make_agent
 from regressors.estimators import Estimators
 from regressors.features import rank_features
@@ -211,7 +211,7 @@ def test_throws_the_isolated_tile_of_a_one_shanten_hand(est):
     agent = agent_at(ev, est)
     choice = agent.act(discard_legal(agent))
     assert choice["type"] == "dahai" and choice["pai"] in ("N", "9p"), agent.explain()
-    assert agent.stats["solved"] == 1 and agent.stats["fallback"] == 0
+    assert agent.stats["method1"] == 1 and agent.stats["rule_based"] == agent.stats["error_fallback"] == 0
     values = dict((a["pai"], v) for a, v in agent.last_values if a["type"] == "dahai")
     # breaking a finished run or the pair is worse than either isolated tile
     for keep in ("2m", "5p", "E"):
@@ -254,8 +254,9 @@ def test_full_games_are_legal(est, seed, seat):
     agents[seat] = mdp
     res = play_game(agents, seed=seed)  # raises IllegalActionError on any illegal choice
     assert sorted(res.ranks) == [1, 2, 3, 4] and sum(res.scores) <= 100000
-    assert mdp.stats["solved"] > 10
-    assert mdp.stats["fallback"] < mdp.stats["decisions"]
+    assert mdp.stats["method1"] > 10
+    assert mdp.stats["error_fallback"] == 0
+    assert sum(mdp.stats[k] for k in METHODS) == mdp.stats["decisions"]
 
 
 # --- the endings of the hand (issue: true endings) ---------------------------------------
@@ -275,7 +276,7 @@ def test_a_2000_point_ron_beats_an_early_tenpai_washout(est):
     assert ron > sit.params.u_tw, (ron, sit.params.u_tw)
     # the opponents' tenpai *now* (early: about 0) made a tenpai washout worth nearly the
     # whole 3,000 of the noten payments, more than that ron: the first player's mistake
-    old = situation_of(st, est, endings=PAPER_ENDINGS)
+    old = situation_of(st, est, model=FIRST_TABLE_MODEL)
     assert old.params.u_tw > sit.params.u_tw
 
 
@@ -299,11 +300,11 @@ def test_declares_riichi_on_an_early_tenpai_without_yaku(est):
 
 
 def test_agent_options_from_the_name():
-    from abstractions.situation import Endings
+    from abstractions.situation import TableModel
     from game.errors import MahjongError
 
     a = make_agent("mdp:hazard=0,full_horizon=0", seed=1)
-    assert a.endings == Endings(full_horizon=False, hazard=False, projected_washout=True, furiten=True)
+    assert a.model == TableModel(full_horizon=False, hazard=False)
     for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1"):
         with pytest.raises(MahjongError):
             make_agent(bad)
@@ -324,3 +325,23 @@ def test_value_gives_every_actions_endings_and_leaves_the_game_alone(est):
     for a, v, e in valued:
         if v is not None and a["type"] != "ryukyoku":
             assert e.shape == (len(OUTCOMES),) and e.sum() == pytest.approx(1.0, abs=1e-9)
+
+
+def test_a_40_game_match_reports_how_every_decision_was_made(tmp_path):
+    """evaluate's summary counts the MDP player's decisions by method; errors that fell back
+    to the rule-based move stay under 0.1 % of them."""
+    import json
+
+    from player.evaluate import main
+
+    out = tmp_path / "run"
+    assert main(["--player", "mdp", "--vs", "efficiency", "--games", "40", "--workers", "2", "--seed", "77",
+                 "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    m = summary["decision_methods"]["player"]
+    counts = m["counts"]
+    assert counts["decisions"] > 40 * 50
+    assert sum(counts.get(k, 0) for k in METHODS) == counts["decisions"]
+    assert counts.get("error_fallback", 0) <= 0.001 * counts["decisions"]
+    assert m["shares"]["method1"] > 0.7
+    assert summary["decision_methods"]["opponent"] is None  # the efficiency agent keeps no counts

@@ -18,9 +18,11 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
   the dealer repeats) against the best discard.
 * After an accepted riichi the hand is locked: win or discard the draw (no search).
 
-Fallback (counted in ``stats["fallback"]``): where the hand is 4 or more shanten (beyond the
-graph's budget: the paper's rule-based range, Sec. VII) or a graph cannot be built, the
-decision is the efficiency agent's (``player/agents/efficiency.py``: fold against threats,
+Every decision is counted in ``stats`` by how it was made (:data:`METHODS`): ``method1``
+(PSM values), ``rule_based`` (4 or more shanten: the paper's rule-based range, Sec. VII),
+``error_fallback`` (a graph that cannot be built: a bug or a limit to fix), ``forced`` (a win,
+one legal action, a riichi hand, no chi/pon on offer). The rule-based and error moves are the
+efficiency agent's (``player/agents/efficiency.py``: fold against threats,
 else tile efficiency), which this agent feeds every event.
 
 Explainability: ``last_values`` holds ``(action, value)`` for every legal action of the last
@@ -37,7 +39,7 @@ from collections import Counter
 import numpy as np
 
 from abstractions.psm import solve_psm
-from abstractions.situation import Endings, RankTable, Situation, situation_of
+from abstractions.situation import TableModel, RankTable, Situation, situation_of
 from game.errors import MahjongError
 from game.state import TableState
 from game.tiles import mjai_to_kind
@@ -51,8 +53,13 @@ from search.shanten import shanten
 MAX_SHANTEN = 4
 #: Calls (step 4's m) in the graph of a call decision, by the root's shanten; past the state
 #: budget the graph lowers it itself.
-CALL_M = {0: 1, 1: 1, 2: 1, 3: 0}
+CALL_M = {0: 1, 1: 1, 2: 1, 3: 1}
+#: State budget of a call decision's graph (its 2-shanten graphs with a call are about
+#: 5,000-15,000 states: the own-turn budget of 5,000 dropped the calls of most of them).
+CALL_STATES = 20_000
 NEG = -math.inf
+#: How a decision was made, the keys of ``MdpAgent.stats`` besides ``decisions``.
+METHODS = ("method1", "rule_based", "error_fallback", "forced")
 
 
 def _kind(name: str) -> int:
@@ -80,10 +87,12 @@ class MdpAgent(Agent):
     name = "mdp"
 
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
-                 fold: bool = True, endings: Endings | None = None, **switches: bool) -> None:
-        """``endings`` (or its fields as keywords: ``full_horizon``, ``hazard``,
-        ``projected_washout``, ``furiten``) say how the hand's endings are modelled
-        (:class:`abstractions.situation.Endings`; all on by default)."""
+                 fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
+                 call_m3: int = CALL_M[3], **switches: bool) -> None:
+        """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
+        model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
+        ``call_states``: the state budget of a call decision's graph; ``call_m3``: the calls
+        explored at a 3-shanten call decision."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -92,12 +101,16 @@ class MdpAgent(Agent):
         self.est = estimators
         self.hanchan = bool(hanchan)
         self.fold = bool(fold)
-        unknown = set(switches) - set(Endings.__dataclass_fields__)
+        if int(call_states) < 1 or int(call_m3) < 0:
+            raise MahjongError(f"call_states must be >= 1 and call_m3 >= 0, got {call_states}, {call_m3}")
+        self.call_states = int(call_states)
+        self.call_m = {**CALL_M, 3: int(call_m3)}
+        unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
-            raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, "
-                               f"{', '.join(Endings.__dataclass_fields__)}")
-        base = endings or Endings()
-        self.endings = Endings(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
+            raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, call_m3, "
+                               f"{', '.join(TableModel.__dataclass_fields__)}")
+        base = model or TableModel()
+        self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
         self.state = TableState(0)
         self.fallback = EfficiencyAgent()
         self.stats: Counter = Counter()
@@ -130,16 +143,19 @@ class MdpAgent(Agent):
         self.last_values, self.last_info, self.last_endings = [], {}, []
         win = find(legal, "hora")
         if win is not None:
+            self.stats["forced"] += 1
             self.last_values = [(a, None) for a in legal]  # taken unvalued (Eq. 3)
             self.last_info = {"rule": "win (Eq. 3)"}
             return win
         if len(legal) == 1:
+            self.stats["forced"] += 1
             self.last_values = [(legal[0], None)]
             return legal[0]
         st = self.state
         me = self.seat
         if st.riichi[me]:
             # locked after riichi: discard the draw (legal holds it) unless a kan is offered
+            self.stats["forced"] += 1
             for a in legal:
                 if a["type"] == "dahai":
                     return a
@@ -148,30 +164,38 @@ class MdpAgent(Agent):
             if any(a["type"] in ("dahai", "reach") for a in legal):
                 return self._own_turn(legal)
             return self._respond(legal)
-        except MahjongError as err:  # a graph that cannot be built: the rule-based player
+        except MahjongError as err:  # a graph that cannot be built: counted, the rule-based move
             self.last_info["fallback"] = str(err)
-            return self._fallback(legal)
+            return self._fallback(legal, "error_fallback")
 
-    def _fallback(self, legal: list[Event]) -> Event:
-        self.stats["fallback"] += 1
+    def _fallback(self, legal: list[Event], method: str) -> Event:
+        self.stats[method] += 1
         choice = self.fallback.act(legal)
         self.last_values = [(a, None) for a in legal]
-        self.last_info["rule"] = "fallback (efficiency agent)"
+        self.last_info["rule"] = ("rule-based range (efficiency agent)" if method == "rule_based"
+                                  else "error: efficiency agent's move")
         return choice
 
     def _situation(self) -> Situation:
-        sit = situation_of(self.state, self.est, table=self._table, hanchan=self.hanchan, endings=self.endings)
+        sit = situation_of(self.state, self.est, table=self._table, hanchan=self.hanchan, model=self.model)
         self._table = sit.table
         sit.params.fold = self.fold
         return sit
 
-    def _graph(self, hand: np.ndarray, *, calls: int | None = None) -> tuple[Situation, HandGraph]:
+    def _graph(self, hand: np.ndarray, *, calls: int | None = None, max_states: int | None = None,
+               offered: int | None = None) -> tuple[Situation, HandGraph]:
         """This decision's situation and its reduced hand graph (riichi twins when closed;
-        ``calls`` caps the revealed mentsu, None keeps the graph's default by shanten)."""
+        ``calls`` caps the revealed mentsu and ``max_states`` the size, None keeps the
+        graph's defaults by shanten). ``offered``: the kind of the discard on offer, counted
+        among the tiles the graph may take (it lies on the table, no longer unseen, and a
+        graph without it holds no call on it)."""
         sit = self._situation()
         m = None if calls is None else min(calls, 4 - len(sit.root_melds))
-        g = build_graph(hand, self.state.unseen, horizon=sit.params.T, melds=sit.root_melds,
-                        riichi=not sit.root_melds, m=m)
+        pool = np.array(self.state.unseen, dtype=np.uint8)
+        if offered is not None:
+            pool[offered] = min(4, int(pool[offered]) + 1)
+        g = build_graph(hand, pool, horizon=sit.params.T, melds=sit.root_melds,
+                        riichi=not sit.root_melds, m=m, max_states=max_states)
         return sit, g
 
     def _own_turn(self, legal: list[Event]) -> Event:
@@ -181,13 +205,14 @@ class MdpAgent(Agent):
             planned = [a for a in legal if a["type"] == "dahai" and _kind(a["pai"]) == self._riichi_discard]
             self._riichi_discard = None
             if planned:
+                self.stats["forced"] += 1
                 self.last_values = [(a, None) for a in legal]
                 self.last_info = {"rule": "riichi discard planned at the reach decision"}
                 return max(planned, key=_tie_break)
         sh = shanten(hand)
         if sh >= MAX_SHANTEN:
             self.last_info = {"shanten": sh}
-            return self._fallback(legal)
+            return self._fallback(legal, "rule_based")
         sit, g = self._graph(hand)
         drawn = None if st.drawn is None else st.drawn >> 2
         rv = solve_psm(g, sit.params, drawn=drawn)
@@ -220,13 +245,15 @@ class MdpAgent(Agent):
         passing = find(legal, "none")
         calls = [a for a in legal if a["type"] in ("chi", "pon")]
         if passing is None or not calls:
+            self.stats["forced"] += 1  # no chi or pon on offer (kans are not modelled)
             return passing or legal[0]
         hand = np.asarray(st.hand, dtype=np.uint8)
         sh = shanten(hand)
         if sh >= MAX_SHANTEN:
             self.last_info = {"shanten": sh}
-            return self._fallback(legal)
-        sit, g = self._graph(hand, calls=CALL_M.get(sh, 0))
+            return self._fallback(legal, "rule_based")
+        sit, g = self._graph(hand, calls=self.call_m.get(sh, 0), max_states=self.call_states,
+                             offered=_kind(calls[0]["pai"]))
         rv = solve_psm(g, sit.params)
         values: list[tuple[Event, float | None]] = []
         endings: list[np.ndarray | None] = []
@@ -281,7 +308,7 @@ class MdpAgent(Agent):
         return best
 
     def _record(self, values, endings, sit: Situation, g, sh: int, choice: Event) -> None:
-        self.stats["solved"] += 1
+        self.stats["method1"] += 1
         self.last_values = values
         self.last_endings = endings
         self.last_situation = sit
