@@ -24,6 +24,7 @@ from regressors.datasets import N_POINT_CLASSES, Dataset, load_or_build
 from regressors.deal_in import UnseenBaseline, dataset_deal_in
 from regressors.estimators import DEFAULT_DIR, Estimators
 from regressors.hand_end import dataset_context
+from regressors.hazard import end_tenpai_rows, expand_intervals, tenpai_ahead_rows
 
 EPS = 1e-6
 BASELINE_KIND = "baselines"
@@ -76,7 +77,20 @@ def fit_baselines(ds: Dataset, est: Estimators) -> dict:
         "hand_end": float(a["dec_ended"][ok].mean()),
         "horizon": float(a["dec_ratio"][a["dec_ratio_ok"]].mean()),
         "win_value": np.bincount(a["win_cls"].astype(int), minlength=N_POINT_CLASSES).astype(float).tolist(),
+        **_hazard_base_rates(a, est),
     }
+
+
+def _hazard_rows(a: dict, pt: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(X, y) of the three regressions of ``regressors.hazard``."""
+    X, y, _ = expand_intervals(a, pt)
+    return {"hazard": (X, y), "end_tenpai": end_tenpai_rows(a, pt), "tenpai_ahead": tenpai_ahead_rows(a, pt)}
+
+
+def _hazard_base_rates(a: dict, est: Estimators) -> dict[str, float]:
+    n = len(a["dec_tile"])
+    pt = est.tenpai.predict_proba(a["dec_tf"].reshape(n * 3, -1), riichi=a["dec_riichi"].reshape(-1)).reshape(n, 3)
+    return {k: float(np.mean(y)) if len(y) else 0.0 for k, (_, y) in _hazard_rows(a, pt).items()}
 
 
 def save_baselines(b: dict, directory) -> Path:
@@ -125,6 +139,11 @@ def evaluate(est: Estimators, ds: Dataset, base: dict, cnn=None) -> dict:
         wf = np.asarray(base["win_value"]) + 1
         out["win_value"] = _entry(est.win_value.predict_proba(a["win_x"]), yc,
                                   np.tile(wf / wf.sum(), (len(yc), 1)), binary=False)
+    models = {"hazard": est.hazard.other, "end_tenpai": est.hazard.end_tenpai,
+              "tenpai_ahead": est.hazard.tenpai_ahead}
+    for key, (X, y) in _hazard_rows(a, pt).items():
+        if len(y) and key in base:
+            out[key] = _entry(models[key].predict_proba(X), y.astype(float), np.full(len(y), base[key]))
     if cnn is not None:
         out.update(cnn.evaluate_dataset(ds, base, _entry))
     out["_curves"] = {"tenpai": (pt_nr, yt), "deal_in": (p_lose, yd)}

@@ -345,3 +345,20 @@ def test_a_40_game_match_reports_how_every_decision_was_made(tmp_path):
     assert counts.get("error_fallback", 0) <= 0.001 * counts["decisions"]
     assert m["shares"]["method1"] > 0.7
     assert summary["decision_methods"]["opponent"] is None  # the efficiency agent keeps no counts
+
+
+def test_a_yakuhai_pon_at_three_shanten_is_valued_and_taken(est):
+    """A 3-shanten hand of scattered tiles with a pair of red dragons: the pon is in the
+    graph (the discarded dragon is on the table, not in the wall), it secures a yaku and a
+    faster hand, and it wins more often than passing."""
+    ev = events_for("123m 58p 469s 19s CC E", [("W", {1: "9m", 2: "9s", 3: "1p"})])
+    ev += [{"type": "tsumo", "actor": 0, "pai": "S"}, {"type": "dahai", "actor": 0, "pai": "S", "tsumogiri": True},
+           {"type": "tsumo", "actor": 1, "pai": "?"}, {"type": "dahai", "actor": 1, "pai": "C", "tsumogiri": False}]
+    agent = agent_at(ev, est)
+    assert agent.state.unseen[mjai_to_kind("C")] == 1
+    legal = [{"type": "pon", "actor": 0, "target": 1, "pai": "C", "consumed": ["C", "C"]}, {"type": "none"}]
+    choice = agent.act(legal)
+    assert agent.last_info["shanten"] == 3 and all(v is not None for _, v in agent.last_values)
+    assert choice["type"] == "pon", agent.explain()
+    win = OUTCOMES.index("win")
+    assert agent.last_endings[0][win] > agent.last_endings[1][win]

@@ -51,9 +51,10 @@ from search.shanten import shanten
 
 #: Hands this many shanten or more are left to the fallback (Sec. VII: rule-based > 3).
 MAX_SHANTEN = 4
-#: Calls (step 4's m) in the graph of a call decision, by the root's shanten; past the state
-#: budget the graph lowers it itself.
-CALL_M = {0: 1, 1: 1, 2: 1, 3: 1}
+#: Calls (step 4's m) in the graph of a call decision, at every shanten the MDP plays: the
+#: call on offer and one more, so that calling does not cost the later calls that passing
+#: keeps; past the state budget the graph lowers it itself.
+CALL_M = 2
 #: State budget of a call decision's graph (its 2-shanten graphs with a call are about
 #: 5,000-15,000 states: the own-turn budget of 5,000 dropped the calls of most of them).
 CALL_STATES = 20_000
@@ -88,11 +89,11 @@ class MdpAgent(Agent):
 
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
-                 call_m3: int = CALL_M[3], **switches: bool) -> None:
+                 call_m: int = CALL_M, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
-        ``call_states``: the state budget of a call decision's graph; ``call_m3``: the calls
-        explored at a 3-shanten call decision."""
+        ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
+        it explores (the one on offer included)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -101,14 +102,14 @@ class MdpAgent(Agent):
         self.est = estimators
         self.hanchan = bool(hanchan)
         self.fold = bool(fold)
-        if int(call_states) < 1 or int(call_m3) < 0:
-            raise MahjongError(f"call_states must be >= 1 and call_m3 >= 0, got {call_states}, {call_m3}")
+        if int(call_states) < 1 or int(call_m) < 1:
+            raise MahjongError(f"call_states and call_m must be >= 1, got {call_states}, {call_m}")
         self.call_states = int(call_states)
-        self.call_m = {**CALL_M, 3: int(call_m3)}
+        self.call_m = int(call_m)
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
-            raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, call_m3, "
-                               f"{', '.join(TableModel.__dataclass_fields__)}")
+            raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
+                               f"call_m, {', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
         self.state = TableState(0)
@@ -252,7 +253,7 @@ class MdpAgent(Agent):
         if sh >= MAX_SHANTEN:
             self.last_info = {"shanten": sh}
             return self._fallback(legal, "rule_based")
-        sit, g = self._graph(hand, calls=self.call_m.get(sh, 0), max_states=self.call_states,
+        sit, g = self._graph(hand, calls=self.call_m, max_states=self.call_states,
                              offered=_kind(calls[0]["pai"]))
         rv = solve_psm(g, sit.params)
         values: list[tuple[Event, float | None]] = []

@@ -1,0 +1,134 @@
+"""Agreement of any registered agent with the choices recorded in game records.
+
+    python -m player.agreement --records '../shared/data/phoenix/mjlog/*.xml' --agent mdp:hanchan=1
+    python -m player.agreement --records 'runs/x/logs/*.gz' --agent efficiency --json
+
+Every seat of every record gets its own agent, fed the record's events as that seat saw them;
+at each of the seat's decisions the agent chooses among the engine's legal actions and its
+choice is compared with the recorded one:
+
+* own turn (a discard or riichi): the same riichi-or-not and the same kind discarded
+  (decisions right after the seat's own riichi declaration are left out: the discard is
+  then nearly forced), by the shanten of the 14-tile hand;
+* calls (chi / pon offered): the same kind of answer (chi, pon or pass).
+
+``--every k`` asks only every k-th decision (the agent still follows every event).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+from game.cli import reports_errors
+from game.errors import MahjongError
+
+
+def _same(choice: dict, chosen: dict) -> bool:
+    from game.tiles import mjai_to_kind
+
+    if choice["type"] != chosen.get("type"):
+        return False
+    if choice["type"] == "dahai":
+        return mjai_to_kind(choice["pai"]) == mjai_to_kind(chosen["pai"])
+    return True
+
+
+def file_agreement(task: tuple[str, str, int]) -> list[tuple[str, int, bool]]:
+    """``(kind, shanten, agreed)`` for the decisions of one record (one worker task);
+    kind is ``own`` or ``call``, shanten -1 for calls."""
+    from game.decisions import iter_decisions
+    from game.records import read_events
+    from game.state import seat_view
+    from player.calibration import _chosen_index
+    from player.registry import make_agent
+    from search.shanten import shanten
+
+    path, spec, every = task
+    events = read_events(path)
+    agents = [make_agent(spec, seed=s) for s in range(4)]
+    for s, a in enumerate(agents):
+        a.start_game(s)
+    fed = [0] * 4
+    out: list[tuple[str, int, bool]] = []
+    k = 0
+    for d in iter_decisions(events):
+        s = d.seat
+        for e in events[fed[s]:d.index + 1]:
+            agents[s].observe(seat_view(e, s))
+        fed[s] = d.index + 1
+        if len(d.legal) < 2 or _chosen_index(d.legal, d.chosen) is None:
+            continue
+        own = any(a["type"] in ("dahai", "reach") for a in d.legal)
+        offered = any(a["type"] in ("chi", "pon") for a in d.legal)
+        if own and d.state.reach_declared[s] or not own and not offered:
+            continue
+        if any(a["type"] == "hora" for a in d.legal) or d.state.riichi[s]:
+            continue
+        k += 1
+        if (k - 1) % every:
+            continue
+        choice = agents[s].act(d.legal)
+        sh = int(shanten(np.asarray(d.state.hand, np.uint8))) if own else -1
+        out.append(("own" if own else "call", sh, _same(choice, d.chosen)))
+    return out
+
+
+def summarize(rows: list[tuple[str, int, bool]]) -> dict:
+    """Agreement overall, by kind of decision, and for own turns by shanten (4 = 4 or more)."""
+    def rate(sel: list[bool]) -> dict:
+        return {"n": len(sel), "agreement": round(float(np.mean(sel)), 4) if sel else None}
+
+    by_sh: dict[int, list[bool]] = defaultdict(list)
+    for kind, sh, ok in rows:
+        if kind == "own":
+            by_sh[min(sh, 4)].append(ok)
+    return {"decisions": len(rows), "own_turn": rate([ok for kind, _, ok in rows if kind == "own"]),
+            "calls": rate([ok for kind, _, ok in rows if kind == "call"]),
+            "own_turn_by_shanten": {str(s): rate(v) for s, v in sorted(by_sh.items())}}
+
+
+def format_table(summary: dict) -> str:
+    lines = [f"agreement of {summary['agent']} with {summary['records']} record(s), {summary['decisions']} decisions"]
+
+    def row(label: str, r: dict) -> str:
+        return f"  {label:22s} {r['n']:7d}   " + ("-" if r["agreement"] is None else f"{r['agreement']:.3f}")
+
+    lines.append(row("own turn", summary["own_turn"]))
+    for s, r in summary["own_turn_by_shanten"].items():
+        lines.append(row(f"  shanten {s}" + ("+" if s == "4" else ""), r))
+    lines.append(row("calls (chi/pon/pass)", summary["calls"]))
+    return "\n".join(lines)
+
+
+@reports_errors
+def main(argv: list[str] | None = None) -> int:
+    from game.records import iter_record_files
+    from player.selfplay import check_agent_name, run_pool
+
+    ap = argparse.ArgumentParser(prog="python -m player.agreement", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", required=True, nargs="+", help="glob(s) or paths of records (any format)")
+    ap.add_argument("--agent", default="mdp", help="registered agent, NAME:KEY=VALUE options allowed (default mdp)")
+    ap.add_argument("--every", type=int, default=1, help="ask every k-th decision (default 1: all)")
+    ap.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = ap.parse_args(argv)
+    if args.every < 1 or args.workers < 1:
+        raise MahjongError("--every and --workers must be >= 1")
+    check_agent_name(args.agent)
+    paths = [str(p) for p in iter_record_files(args.records if len(args.records) > 1 else args.records[0])]
+    rows: list[tuple[str, int, bool]] = []
+    for part in run_pool(file_agreement, [(p, args.agent, args.every) for p in paths], args.workers,
+                         desc="agreement"):
+        rows += part
+    summary = {"agent": args.agent, "records": len(paths), **summarize(rows)}
+    print(json.dumps(summary, indent=1) if args.json else format_table(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

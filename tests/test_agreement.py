@@ -1,0 +1,38 @@
+"""``python -m player.agreement``: any agent's agreement with recorded choices.
+
+Oracle: a deterministic agent replaying its own self-play games must agree with every own-turn
+choice it made (only calls pre-empted by another seat's ron or call, which the record shows as
+passes, can differ); real phoenix games give the expected shape of the report.
+"""
+from __future__ import annotations
+
+import glob
+import json
+
+from player.agreement import main
+from player.selfplay import main as selfplay_main
+
+PHOENIX = sorted(glob.glob("/work/shared/data/phoenix/mjlog/*.xml"))
+
+
+def test_an_agent_agrees_with_its_own_games(tmp_path, capsys):
+    assert selfplay_main(["--agent", "efficiency", "--games", "3", "--seed", "5", "--out", str(tmp_path),
+                          "--workers", "1"]) == 0
+    capsys.readouterr()
+    assert main(["--records", str(tmp_path / "*.mjson.gz"), "--agent", "efficiency", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["own_turn"]["n"] > 100 and out["own_turn"]["agreement"] == 1.0
+    assert out["calls"]["n"] > 10 and out["calls"]["agreement"] >= 0.95
+    assert sum(r["n"] for r in out["own_turn_by_shanten"].values()) == out["own_turn"]["n"]
+
+
+def test_real_games_and_bad_input(tmp_path, capsys):
+    assert main(["--records", PHOENIX[1], "--agent", "efficiency", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert 0.3 < out["own_turn"]["agreement"] < 0.9 and out["own_turn"]["n"] > 200
+    assert main(["--records", PHOENIX[1], "--agent", "nobody"]) == 2
+    bad = tmp_path / "bad.mjson"
+    bad.write_text("garbage\n")
+    assert main(["--records", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "bad.mjson" in err[-1]
