@@ -80,6 +80,13 @@ def game_record(game: int, block: int, seed: int, player_seat: int, result,
     }
 
 
+def _named(events: list[dict], names: list[str]) -> list[dict]:
+    """The events with the agents' names in ``start_game`` (as mjai logs carry them)."""
+    if events and events[0].get("type") == "start_game" and "names" not in events[0]:
+        return [{**events[0], "names": list(names)}] + list(events[1:])
+    return events
+
+
 def _eval_task(task: tuple) -> dict:
     game, block, seed, seat, player, vs, hanchan, out_dir, save_logs = task
     names = [player if s == seat else vs for s in range(4)]
@@ -89,7 +96,7 @@ def _eval_task(task: tuple) -> dict:
     log = None
     if save_logs:
         log = f"{LOGS}/{log_name(game, seed)}"
-        write_log(result.events, Path(out_dir) / log)
+        write_log(_named(result.events, names), Path(out_dir) / log)
     methods = [None if a is None else {k: v - (b or {}).get(k, 0) for k, v in a.items() if v - (b or {}).get(k, 0)}
                for b, a in zip(before, after)]
     return game_record(game, block, seed, seat, result, log, methods)

@@ -218,6 +218,7 @@ def test_tiny_run_writes_results_summary_plot_and_logs(tmp_path, capsys):
         # The saved log agrees with the record: final scores, hands, wins.
         events = read_events(out / r["log"])
         assert events[0]["type"] == "start_game" and events[-1]["type"] == "end_game"
+        assert events[0]["names"] == r["names"]  # calibration and review pick the player by name
         assert stats.count_hand_events(events) == r["counts"]
         assert sum(e["type"] == "start_kyoku" for e in events) == r["counts"]["hands"][0]
         assert sorted(r["ranks"]) == [1, 2, 3, 4]
