@@ -1,0 +1,60 @@
+"""``player.analyze``: every legal action of a recorded situation, valued by the MDP player.
+
+Oracle: the player itself, fed the same record up to the same decision, must choose the
+action that analyze ranks best, with the same values (one code path).
+"""
+from __future__ import annotations
+
+import glob
+import json
+
+import pytest
+
+from game.decisions import iter_decisions
+from game.errors import MahjongError
+from game.records import read_events
+from game.state import seat_view
+from player.agents.mdp import MdpAgent
+from player.analyze import analyze
+from regressors.estimators import Estimators
+
+PHOENIX = sorted(glob.glob("/work/shared/data/phoenix/mjlog/*.xml"))
+
+
+@pytest.fixture(scope="module")
+def record():
+    return read_events(PHOENIX[2])
+
+
+def test_analyze_equals_the_players_own_decision(record):
+    est = Estimators.default()
+    seat = 1
+    decisions = list(iter_decisions(record, seats=[seat]))
+    agent = MdpAgent(estimators=est, hanchan=True)
+    agent.start_game(seat)
+    fed, checked = 0, 0
+    for k, d in enumerate(decisions[:60]):
+        res = analyze(record, seat, decision=k, agent=MdpAgent(estimators=est, hanchan=True))
+        json.dumps(res)  # plain data
+        for e in record[fed:d.index + 1]:
+            agent.observe(seat_view(e, seat))
+        fed = d.index + 1
+        choice = agent.act(d.legal)
+        if res["method"] != "method1":
+            continue
+        assert res["actions"][res["best"]]["action"] == choice
+        assert [a["value"] for a in res["actions"]] == [v for _, v in agent.last_values]
+        for a in res["actions"]:
+            assert (a["deal_in"] is None) == (a["action"]["type"] != "dahai")
+            if a["endings"] is not None:
+                assert sum(a["endings"].values()) == pytest.approx(1.0, abs=1e-9)
+                assert a["expected_rank"] == pytest.approx(-a["value"])
+        checked += 1
+    assert checked > 20
+
+
+def test_bad_requests(record):
+    with pytest.raises(MahjongError):
+        analyze(record, 5)
+    with pytest.raises(MahjongError):
+        analyze(record, 0, decision=10_000)
