@@ -31,8 +31,8 @@ from pathlib import Path
 
 from game.errors import MahjongError, RecordError
 from player import stats
-from player.selfplay import (check_agent_name, clear_stale_temps, decision_counts, derive_seed, log_name,
-                             play, run_pool, write_log)
+from player.selfplay import (check_agent_name, check_run_options, clear_stale_temps, decision_counts,
+                             derive_seed, log_name, play, run_pool, write_log)
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -201,6 +201,7 @@ def evaluate(player: str, vs: str, games: int, out_dir: Path, *, seed: int = 0,
     """Play (or finish) a duplicate match and write results, summary and plot; return the summary."""
     check_agent_name(player)
     check_agent_name(vs)
+    check_run_options(workers, out_dir)
     n = round_up_games(games)
     if n != games:
         print(f"evaluate: --games {games} rounded up to {n} (whole blocks of 4 seat rotations "

@@ -43,6 +43,15 @@ def derive_seed(base: int, *keys: int) -> int:
                .generate_state(1, dtype=np.uint32)[0] >> 1)
 
 
+def check_run_options(workers: int | None, out_dir: Path) -> None:
+    """``--workers`` must be positive and ``--out`` a directory (or not there yet):
+    MahjongError otherwise, before anything is written."""
+    if workers is not None and int(workers) < 1:
+        raise MahjongError(f"--workers must be >= 1, got {workers}")
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():
+        raise MahjongError(f"--out {out_dir} is a file, not a directory")
+
+
 def check_agent_name(name: str) -> None:
     """Raise the registry's MahjongError (which lists the known agents) for an unknown name
     or malformed options (``NAME:KEY=VALUE,...``)."""
@@ -182,6 +191,7 @@ def selfplay(agent: str, games: int, out_dir: Path, *, seed: int = 0, workers: i
     check_agent_name(agent)
     if games < 1:
         raise MahjongError(f"--games must be positive, got {games}")
+    check_run_options(workers, out_dir)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     clear_stale_temps(out_dir)

@@ -296,3 +296,20 @@ def test_identical_deterministic_agents_tie_exactly(tmp_path):
     recs = sorted(_lines(out / "results.jsonl"), key=lambda r: r["game"])
     for block in (recs[:4], recs[4:]):
         assert all(r["scores"] == block[0]["scores"] for r in block)
+
+
+@pytest.mark.parametrize("args", [["--workers", "0"], ["--workers", "-3"], ["--out-is-file"]])
+def test_bad_workers_or_out_exit_2_and_write_nothing(tmp_path, capsys, args):
+    from player import selfplay
+
+    target = tmp_path / "run"
+    if args == ["--out-is-file"]:
+        target.write_text("keep me")
+        args = []
+    for cmd in (evaluate.main, selfplay.main):
+        rc = cmd(["--games", "4", "--out", str(target), *args] + (["--player", "random", "--vs", "random"]
+                                                                  if cmd is evaluate.main else ["--agent", "random"]))
+        assert rc == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "error:" in err[0] and ("--workers" in err[0] or "is a file" in err[0])
+    assert not target.exists() or target.is_file() and target.read_text() == "keep me"
