@@ -380,3 +380,44 @@ def plot_ranks(summary: Mapping, path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def record_rates(paths: Sequence[str]) -> dict:
+    """Per-hand win / deal-in / riichi / call rates of every seat of some records pooled
+    (e.g. the phoenix players', to set beside an evaluation's)."""
+    from game.records import read_events
+
+    tot = {k: 0 for k in COUNT_KEYS}
+    for path in paths:
+        for k, v in count_hand_events(read_events(path)).items():
+            tot[k] += sum(v)
+    seats = tot["hands"]  # hands summed over the four seats: seat-hands
+    return {"records": len(paths), "hands": seats // 4,
+            **{f"{k}_per_hand": (tot[k] / seats if seats else math.nan) for k in ("wins", "deal_ins", "riichi", "calls")}}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m player.stats --records GLOB``: the records' per-hand rates (one seat's view)."""
+    import argparse
+    import json
+
+    from game.cli import reports_errors
+    from game.records import iter_record_files
+
+    @reports_errors
+    def run() -> int:
+        ap = argparse.ArgumentParser(prog="python -m player.stats",
+                                     description="Per-hand win / deal-in / riichi / call rates of a seat in records")
+        ap.add_argument("--records", required=True, nargs="+", help="glob(s) or paths of records")
+        args = ap.parse_args(argv)
+        files = iter_record_files(args.records if len(args.records) > 1 else args.records[0])
+        print(json.dumps(record_rates([str(p) for p in files]), indent=1))
+        return 0
+
+    return run()
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

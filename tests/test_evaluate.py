@@ -313,3 +313,17 @@ def test_bad_workers_or_out_exit_2_and_write_nothing(tmp_path, capsys, args):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "error:" in err[0] and ("--workers" in err[0] or "is a file" in err[0])
     assert not target.exists() or target.is_file() and target.read_text() == "keep me"
+
+
+def test_record_rates_count_every_seat(tmp_path, capsys):
+    """``python -m player.stats --records``: the per-hand rates of records, from their events."""
+    import glob
+
+    files = sorted(glob.glob("/work/shared/data/phoenix/mjlog/*.xml"))[:3]
+    assert stats.main(["--records", *files]) == 0
+    out = json.loads(capsys.readouterr().out)
+    events = [read_events(f) for f in files]
+    hands = sum(sum(e["type"] == "start_kyoku" for e in ev) for ev in events)
+    wins = sum(sum(e["type"] == "hora" for e in ev) for ev in events)
+    assert out["hands"] == hands and out["wins_per_hand"] == pytest.approx(wins / (4 * hands))
+    assert stats.main(["--records", str(tmp_path / "none*.xml")]) == 2
