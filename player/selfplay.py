@@ -105,8 +105,9 @@ def run_pool(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int,
              desc: str, total: int | None = None, initial: int = 0) -> Iterator[Any]:
     """Yield ``func(task)`` for every task, as they finish, with a tqdm progress bar.
 
-    ``workers <= 1`` runs in this process (no pool). The bar counts ``initial`` games already
-    done out of ``total``.
+    ``workers <= 1`` runs in this process (no pool), single-threaded like a worker (torch
+    would otherwise take every core). The bar counts ``initial`` games already done out of
+    ``total``.
     """
     from tqdm import tqdm
 
@@ -114,6 +115,7 @@ def run_pool(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int,
     with tqdm(total=total, initial=initial, desc=desc, unit="game", file=sys.stderr,
               dynamic_ncols=True, disable=None) as bar:
         if workers <= 1 or len(tasks) <= 1:
+            _init_worker()
             for task in tasks:
                 out = func(task)
                 bar.update(1)
