@@ -11,8 +11,6 @@ reduced hand graph.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from abstractions._solve import RootValues, locked, run
 from abstractions.fsm import fsm_stop_values
 from abstractions.params import MDPParams

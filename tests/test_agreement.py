@@ -6,13 +6,14 @@ passes, can differ); real phoenix games give the expected shape of the report.
 """
 from __future__ import annotations
 
-import glob
+from pathlib import Path
 import json
 
 from player.agreement import main
 from player.selfplay import main as selfplay_main
 
-PHOENIX = sorted(glob.glob("/work/shared/data/phoenix/mjlog/*.xml"))
+PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
+                                   / "mjlog").glob("*.xml"))
 
 
 def test_an_agent_agrees_with_its_own_games(tmp_path, capsys):

@@ -5,7 +5,7 @@ action that analyze ranks best, with the same values (one code path).
 """
 from __future__ import annotations
 
-import glob
+from pathlib import Path
 import json
 
 import pytest
@@ -18,7 +18,8 @@ from player.agents.mdp import MdpAgent
 from player.analyze import analyze
 from regressors.estimators import Estimators
 
-PHOENIX = sorted(glob.glob("/work/shared/data/phoenix/mjlog/*.xml"))
+PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
+                                   / "mjlog").glob("*.xml"))
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ the decisions; a malformed record must give the project's one-line error and exi
 """
 from __future__ import annotations
 
-import glob
+from pathlib import Path
 import json
 
 import numpy as np
@@ -15,7 +15,8 @@ import pytest
 from game.records import read_events
 from player.calibration import ENDINGS, main, realised_endings, split_fold
 
-PHOENIX = sorted(glob.glob("/work/shared/data/phoenix/mjlog/*.xml"))
+PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
+                                   / "mjlog").glob("*.xml"))
 
 
 def test_realised_endings_agree_with_tenhous_payments():

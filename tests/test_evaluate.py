@@ -6,7 +6,6 @@ tiny real matches (random vs tsumogiri), including a run killed half-way and res
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -317,9 +316,7 @@ def test_bad_workers_or_out_exit_2_and_write_nothing(tmp_path, capsys, args):
 
 def test_record_rates_count_every_seat(tmp_path, capsys):
     """``python -m player.stats --records``: the per-hand rates of records, from their events."""
-    import glob
-
-    files = sorted(glob.glob("/work/shared/data/phoenix/mjlog/*.xml"))[:3]
+    files = sorted(str(x) for x in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))[:3]
     assert stats.main(["--records", *files]) == 0
     out = json.loads(capsys.readouterr().out)
     events = [read_events(f) for f in files]

@@ -7,7 +7,7 @@ fitted model.
 """
 from __future__ import annotations
 
-import glob
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +18,8 @@ from regressors.datasets import END_KINDS, NO_REACH, build_dataset
 from regressors.estimators import Estimators
 from regressors.hazard import HAZARD_FEATURES, HazardModel, expand_intervals
 
-PHOENIX = sorted(glob.glob("/work/shared/data/phoenix/mjlog/*.xml"))
+PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
+                                   / "mjlog").glob("*.xml"))
 
 
 @pytest.fixture(scope="module")

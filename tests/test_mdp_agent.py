@@ -13,7 +13,6 @@ import pytest
 
 from abstractions.situation import (FIRST_TABLE_MODEL, HandContext, _rank_features_batch, expected_ranks, situation_of)
 from game.match import play_game
-from game.state import TableState
 from game.tiles import mjai_to_kind
 from player.agents.efficiency import EfficiencyAgent
 from player.agents.mdp import METHODS, MdpAgent
