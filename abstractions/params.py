@@ -184,12 +184,13 @@ class MDPParams:
         if self.riichi is not None and not isinstance(self.riichi, RiichiParams):
             raise MahjongError("riichi must be a RiichiParams or None")
         return MDPParams(T=T, p_lose=pl, u_lose=_vec(self.u_lose, 34, "u_lose"), p_other=po,
-                         u_other=float(self.u_other), p_end=pe, lose_growth=gl, u_tw=float(self.u_tw), u_nw=float(self.u_nw),
-                         p_disc=pd, ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff, fsm_p=float(self.fsm_p), fold=bool(self.fold),
+                         u_other=float(self.u_other), p_end=pe, lose_growth=gl, u_tw=float(self.u_tw),
+                         u_nw=float(self.u_nw), p_disc=pd, ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
+                         fsm_p=float(self.fsm_p), fold=bool(self.fold),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
-                         p_chi=float(self.p_chi), discards_per_turn=int(self.discards_per_turn), seat_wind=int(self.seat_wind), round_wind=int(self.round_wind),
-                         yaku=bool(self.yaku))
+                         p_chi=float(self.p_chi), discards_per_turn=int(self.discards_per_turn),
+                         seat_wind=int(self.seat_wind), round_wind=int(self.round_wind), yaku=bool(self.yaku))
 
 
 def _per_turn(x, T: int, name: str) -> np.ndarray:

@@ -480,7 +480,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         own[d.kind] = True
     growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose, riichi) \
         if model.rising_deal_in else 1.0
-    params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end,
+    params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
+                       p_end=p_end,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten, payoff=payoff,
                        fsm_p=fsm_p, riichi=riichi, calls=True, discards_per_turn=3 if model.three_discards else 1,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)

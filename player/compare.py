@@ -63,7 +63,8 @@ def format_report(c: dict) -> str:
     lines = [f"{c['games']} paired games ({c['blocks']} wall seeds)",
              f"A {c['player_a']:<40} mean rank {c['mean_rank_a']:.3f}",
              f"B {c['player_b']:<40} mean rank {c['mean_rank_b']:.3f}",
-             f"B - A: {c['diff_b_minus_a']:+.4f} +- {c['se']:.4f}; p one-sided (A better) = {c['p_one_sided_a_better']:.4g}",
+             f"B - A: {c['diff_b_minus_a']:+.4f} +- {c['se']:.4f}; "
+             f"p one-sided (A better) = {c['p_one_sided_a_better']:.4g}",
              f"{'per hand':<10}{'win':>8}{'deal-in':>9}{'riichi':>8}{'call':>8}"]
     for name in ("a", "b"):
         r = c[f"rates_{name}"]

@@ -393,7 +393,8 @@ def record_rates(paths: Sequence[str]) -> dict:
             tot[k] += sum(v)
     seats = tot["hands"]  # hands summed over the four seats: seat-hands
     return {"records": len(paths), "hands": seats // 4,
-            **{f"{k}_per_hand": (tot[k] / seats if seats else math.nan) for k in ("wins", "deal_ins", "riichi", "calls")}}
+            **{f"{k}_per_hand": (tot[k] / seats if seats else math.nan)
+               for k in ("wins", "deal_ins", "riichi", "calls")}}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

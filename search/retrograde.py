@@ -460,7 +460,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     ``VF``/``ED`` are 0). ``calls=False`` drops the
     TAKE options. ``discards_per_turn``: 1, one opponents' discard between our turns with chi
     weighted by ``p_chi`` (spec A3's second reading), or 3, the right, across and left
-    players' discards in turn, chi only on the last (A3's first). ``v_stop`` (n, T+1) is the fold value (``-inf``: no fold). ``g_lose`` (T
+    players' discards in turn, chi only on the last (A3's first). ``v_stop`` (n, T+1) is the
+    fold value (``-inf``: no fold). ``g_lose`` (T
     numbers, default 1) scales the deal-in chances of the discards made after ``n`` earlier
     ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]).
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),

@@ -115,7 +115,8 @@ def _params(rng, T, kinds, payoff=_payoff):
     pd[kinds] = rng.dirichlet(np.ones(len(kinds)))
     ron_ok = np.ones(34, bool)
     ron_ok[kinds[0]] = False  # furiten on one kind
-    return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T + 1), lose_growth=rng.uniform(0.8, 2.5, T),
+    return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T + 1),
+                     lose_growth=rng.uniform(0.8, 2.5, T),
                      u_other=-1.0,
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15)
