@@ -316,7 +316,7 @@ def test_value_gives_every_actions_endings_and_leaves_the_game_alone(est):
     other = MdpAgent(estimators=est)
     other.start_game(2)
     valued = other.value(agent.state, legal)
-    assert other.seat == 2 and other.state.seat == 2  # its own game untouched
+    assert other.seat == 2 and other.state.seat == 2 and not other.stats  # its own game untouched
     choice = agent.act(legal)
     assert [v for _, v, _ in valued] == [v for _, v in agent.last_values]
     best = max((x for x in valued if x[1] is not None), key=lambda x: x[1])[0]

@@ -280,7 +280,7 @@ class MdpAgent(Agent):
         table state, e.g. ``game.decisions.Decision.state``); None where the MDP does not
         value the decision (a win on offer, the rule-based range of 4+ shanten, a riichi
         hand, one legal action, no call on offer). Leaves the agent's game untouched."""
-        saved = self.state, self._riichi_discard, self.seat
+        saved = self.state, self._riichi_discard, self.seat, self.stats.copy()
         self.state, self._riichi_discard, self.seat = state, None, int(state.seat)
         try:
             if find(legal, "hora") is not None or len(legal) == 1 or state.riichi[self.seat] \
@@ -292,8 +292,8 @@ class MdpAgent(Agent):
             self.last_values, self.last_endings = [], []
             self._own_turn(legal) if own else self._respond(legal)
             return [(a, v, e) for (a, v), e in zip(self.last_values, self.last_endings)]
-        finally:
-            self.state, self._riichi_discard, self.seat = saved
+        finally:  # a valuation is not a decision of the agent's game: its counts stay
+            self.state, self._riichi_discard, self.seat, self.stats = saved
 
     @staticmethod
     def _argmax(values: list[tuple[Event, float | None]]) -> Event:
