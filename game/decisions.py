@@ -203,6 +203,23 @@ def _own_action(event: dict[str, Any], state: TableState) -> dict[str, Any]:
     raise RecordError(f"seat {actor} answers its turn with {event!r}")
 
 
+def recorded_index(legal: Sequence[dict[str, Any]], chosen: dict[str, Any]) -> int | None:
+    """The index in ``legal`` of the record's ``chosen`` action (a discard by its kind, a call
+    by its tiles), or None when no legal action is it."""
+    t = chosen.get("type")
+    for i, a in enumerate(legal):
+        if a["type"] != t:
+            continue
+        if t == "dahai" and mjai_to_kind(a["pai"]) != mjai_to_kind(chosen["pai"]):
+            continue
+        if t in ("chi", "pon") and (mjai_to_kind(a["pai"]) != mjai_to_kind(chosen["pai"]) or
+                                    sorted(map(mjai_to_kind, a["consumed"])) !=
+                                    sorted(map(mjai_to_kind, chosen["consumed"]))):
+            continue
+        return i
+    return None
+
+
 def canonical_tiles(names: Iterable[str]) -> list[str]:
     """mjai names in the order game.actions gives them: by kind, a red five first."""
     return sorted(names, key=lambda n: (mjai_to_kind(n), not n.endswith("r")))

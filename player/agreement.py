@@ -24,7 +24,6 @@ from collections import defaultdict
 import numpy as np
 
 from game.cli import reports_errors
-from game.errors import MahjongError
 
 
 def _same(choice: dict, chosen: dict) -> bool:
@@ -40,10 +39,9 @@ def _same(choice: dict, chosen: dict) -> bool:
 def file_agreement(task: tuple[str, str, int]) -> list[tuple[str, int, bool]]:
     """``(kind, shanten, agreed)`` for the decisions of one record (one worker task);
     kind is ``own`` or ``call``, shanten -1 for calls."""
-    from game.decisions import iter_decisions
+    from game.decisions import iter_decisions, recorded_index
     from game.records import read_events
     from game.state import seat_view
-    from player.calibration import _chosen_index
     from player.registry import make_agent
     from search.shanten import shanten
 
@@ -60,7 +58,7 @@ def file_agreement(task: tuple[str, str, int]) -> list[tuple[str, int, bool]]:
         for e in events[fed[s]:d.index + 1]:
             agents[s].observe(seat_view(e, s))
         fed[s] = d.index + 1
-        if len(d.legal) < 2 or _chosen_index(d.legal, d.chosen) is None:
+        if len(d.legal) < 2 or recorded_index(d.legal, d.chosen) is None:
             continue
         own = any(a["type"] in ("dahai", "reach") for a in d.legal)
         offered = any(a["type"] in ("chi", "pon") for a in d.legal)
@@ -106,21 +104,15 @@ def format_table(summary: dict) -> str:
 
 @reports_errors
 def main(argv: list[str] | None = None) -> int:
-    from game.records import iter_record_files
-    from player.selfplay import check_agent_name, run_pool
+    from player.record_options import add_record_options, record_paths
+    from player.selfplay import run_pool
 
     ap = argparse.ArgumentParser(prog="python -m player.agreement", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--records", required=True, nargs="+", help="glob(s) or paths of records (any format)")
-    ap.add_argument("--agent", default="mdp", help="registered agent, NAME:KEY=VALUE options allowed (default mdp)")
-    ap.add_argument("--every", type=int, default=1, help="ask every k-th decision (default 1: all)")
-    ap.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_record_options(ap, agent_help="registered agent, NAME:KEY=VALUE options allowed (default mdp)",
+                       every_help="ask every k-th decision (default 1: all)")
     args = ap.parse_args(argv)
-    if args.every < 1 or args.workers < 1:
-        raise MahjongError("--every and --workers must be >= 1")
-    check_agent_name(args.agent)
-    paths = [str(p) for p in iter_record_files(args.records if len(args.records) > 1 else args.records[0])]
+    paths = record_paths(args)
     rows: list[tuple[str, int, bool]] = []
     for part in run_pool(file_agreement, [(p, args.agent, args.every) for p in paths], args.workers,
                          desc="agreement"):

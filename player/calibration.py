@@ -18,6 +18,7 @@ noten washout.
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import sys
 from dataclasses import dataclass
@@ -78,24 +79,6 @@ def realised_endings(events: list[dict]) -> dict[tuple[int, int], int]:
     return out
 
 
-def _chosen_index(legal: list[dict], chosen: dict) -> int | None:
-    """The legal action the record's player took (discards by kind, calls by their tiles)."""
-    from game.tiles import mjai_to_kind
-
-    t = chosen.get("type")
-    for i, a in enumerate(legal):
-        if a["type"] != t:
-            continue
-        if t == "dahai" and mjai_to_kind(a["pai"]) != mjai_to_kind(chosen["pai"]):
-            continue
-        if t in ("chi", "pon") and (mjai_to_kind(a["pai"]) != mjai_to_kind(chosen["pai"]) or
-                                    sorted(map(mjai_to_kind, a["consumed"])) !=
-                                    sorted(map(mjai_to_kind, chosen["consumed"]))):
-            continue
-        return i
-    return None
-
-
 def split_fold(endings: np.ndarray, hand_after: np.ndarray, params) -> np.ndarray:
     """The PSM's six ending probabilities as the five of :data:`ENDINGS`: a fold ends as the
     FSM of the hand after the action predicts (lose, another's win, noten at the end)."""
@@ -141,7 +124,7 @@ def _agent(spec: str):
 
 def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
     """The calibration rows of one record (one worker task)."""
-    from game.decisions import iter_decisions
+    from game.decisions import iter_decisions, recorded_index
     from game.records import read_events
     from search.shanten import shanten
 
@@ -151,15 +134,16 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
     ends = realised_endings(events)
     names = next((e.get("names") for e in events if e.get("type") == "start_game"), None) or [None] * 4
     seats = [s for s in range(4) if name is None or names[s] == name]
-    starts = [i for i, e in enumerate(events) if e.get("type") == "start_kyoku"]
+    starts = [i for i, e in enumerate(events) if e.get("type") == "start_kyoku"]  # ascending
     rows: list[Row] = []
     k = 0
     for d in iter_decisions(events, seats=seats):
-        start = max((i for i in starts if i <= d.index), default=-1)
+        at = bisect.bisect_right(starts, d.index)
+        start = starts[at - 1] if at else -1
         real = ends.get((start, d.seat))
         if real is None or len(d.legal) < 2:
             continue
-        pick = _chosen_index(d.legal, d.chosen)
+        pick = recorded_index(d.legal, d.chosen)
         if pick is None:
             continue
         k += 1
@@ -278,8 +262,6 @@ def plot(rows: list[Row], path: Path) -> Path:
     fig.suptitle(f"Predicted vs realised endings of the action taken ({len(rows)} decisions; bins of >= 20)")
     fig.tight_layout()
     path = Path(path)
-    if path.is_dir():
-        raise MahjongError(f"--plot {path} is a directory; name a .png file")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -288,21 +270,18 @@ def plot(rows: list[Row], path: Path) -> Path:
 
 @reports_errors
 def main(argv: list[str] | None = None) -> int:
-    from game.records import iter_record_files
+    from player.record_options import add_record_options, record_paths
 
     ap = argparse.ArgumentParser(prog="python -m player.calibration", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--records", required=True, nargs="+", help="glob(s) or paths of records (any format)")
-    ap.add_argument("--agent", default="mdp", help="the agent that predicts (default mdp; NAME:KEY=VALUE options)")
+    add_record_options(ap, agent_help="the agent that predicts (default mdp; NAME:KEY=VALUE options)",
+                       every_help="value every k-th decision (default 1: all)")
     ap.add_argument("--name", default=None, help="only the seats of this player name (e.g. mdp in evaluate logs)")
-    ap.add_argument("--every", type=int, default=1, help="value every k-th decision (default 1: all)")
-    ap.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     ap.add_argument("--plot", default=None, help="write the reliability diagram to this PNG")
-    ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
-    if args.workers < 1:
-        raise MahjongError(f"--workers must be >= 1, got {args.workers}")
-    paths = [str(p) for p in iter_record_files(args.records if len(args.records) > 1 else args.records[0])]
+    paths = record_paths(args)
+    if args.plot and Path(args.plot).is_dir():  # before the long run, not after it
+        raise MahjongError(f"--plot {args.plot} is a directory; name a .png file")
     rows = calibrate(paths, args.agent, name=args.name, every=args.every, workers=args.workers)
     summary = summarize(rows)
     summary.update(agent=args.agent, records=len(paths))

@@ -1,0 +1,27 @@
+"""The options of the commands that replay records with an agent (``player.calibration``,
+``player.agreement``): which records, which agent, how many of its decisions, how many workers."""
+from __future__ import annotations
+
+import argparse
+
+from game.errors import MahjongError
+
+
+def add_record_options(ap: argparse.ArgumentParser, *, agent_help: str, every_help: str) -> None:
+    ap.add_argument("--records", required=True, nargs="+", help="glob(s) or paths of records (any format)")
+    ap.add_argument("--agent", default="mdp", help=agent_help)
+    ap.add_argument("--every", type=int, default=1, help=every_help)
+    ap.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def record_paths(args: argparse.Namespace) -> list[str]:
+    """The record files of ``--records``, after checking ``--every``, ``--workers`` and
+    ``--agent`` (MahjongError, before any record is read)."""
+    from game.records import iter_record_files
+    from player.selfplay import check_agent_name
+
+    if args.every < 1 or args.workers < 1:
+        raise MahjongError(f"--every and --workers must be >= 1, got {args.every} and {args.workers}")
+    check_agent_name(args.agent)
+    return [str(p) for p in iter_record_files(args.records if len(args.records) > 1 else args.records[0])]
