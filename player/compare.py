@@ -20,17 +20,13 @@ import numpy as np
 from game.cli import reports_errors
 from game.errors import MahjongError
 from player import stats
-from player.evaluate import RESULTS, RUN, read_results
+from player.evaluate import RESULTS, RUN, read_results, read_run
 
 
 def _load(run: Path) -> tuple[dict, dict[int, dict]]:
     if not (run / RUN).is_file() or not (run / RESULTS).is_file():
         raise MahjongError(f"{run}: not an evaluate run directory (no {RUN} / {RESULTS})")
-    try:
-        meta = json.loads((run / RUN).read_text())
-    except ValueError as err:
-        raise MahjongError(f"{run / RUN}: unreadable ({err})") from None
-    return meta, read_results(run / RESULTS)[0]
+    return read_run(run), read_results(run / RESULTS)[0]
 
 
 def compare(a: Path, b: Path) -> dict:
@@ -52,10 +48,8 @@ def compare(a: Path, b: Path) -> dict:
            "mean_rank_a": float(rank["a"].mean()), "mean_rank_b": float(rank["b"].mean()),
            "diff_b_minus_a": test.mean_diff, "se": test.se_diff, "p_one_sided_a_better": test.p_one_sided}
     for name, r in (("a", res_a), ("b", res_b)):
-        out[f"rates_{name}"] = stats.summarize([r[g] for g in games], hanchan=bool(meta_a.get("hanchan")))[
-            "player_stats"]
-        out[f"rates_{name}"] = {k: out[f"rates_{name}"][k] for k in ("win_rate", "deal_in_rate", "riichi_rate",
-                                                                     "call_rate")}
+        side = stats.summarize([r[g] for g in games], hanchan=bool(meta_a.get("hanchan")))["player_stats"]
+        out[f"rates_{name}"] = {k: side[k] for k in ("win_rate", "deal_in_rate", "riichi_rate", "call_rate")}
     return out
 
 

@@ -97,8 +97,7 @@ def _eval_task(task: tuple) -> dict:
     if save_logs:
         log = f"{LOGS}/{log_name(game, seed)}"
         write_log(_named(result.events, names), Path(out_dir) / log)
-    methods = [None if a is None else {k: v - (b or {}).get(k, 0) for k, v in a.items() if v - (b or {}).get(k, 0)}
-               for b, a in zip(before, after)]
+    methods = [None if a is None else dict(a - b) for b, a in zip(before, after)]  # this game's counts
     return game_record(game, block, seed, seat, result, log, methods)
 
 
@@ -149,6 +148,15 @@ def _parse_record(raw: bytes) -> dict:
     return rec
 
 
+def read_run(out_dir: Path) -> dict:
+    """The ``run.json`` of a run directory; RecordError naming it when unreadable."""
+    run_path = Path(out_dir) / RUN
+    try:
+        return json.loads(run_path.read_text())
+    except ValueError as e:
+        raise RecordError(f"unreadable run description ({e})", path=str(run_path)) from e
+
+
 def check_run(out_dir: Path, run: Mapping, resume: bool) -> None:
     """Write ``run.json`` for a new run; on ``--resume``, check the directory holds this run."""
     run_path = out_dir / RUN
@@ -157,10 +165,7 @@ def check_run(out_dir: Path, run: Mapping, resume: bool) -> None:
         raise MahjongError(f"{results} already holds results; pass --resume to continue that "
                            f"run or choose another --out")
     if run_path.exists() and results.exists():
-        try:
-            old = json.loads(run_path.read_text())
-        except ValueError as e:
-            raise RecordError(f"unreadable run description ({e})", path=str(run_path)) from e
+        old = read_run(out_dir)
         diff = [k for k in RUN_KEYS if old.get(k) != run.get(k)]
         if diff:
             have = ", ".join(f"{k}={old.get(k)!r}" for k in diff)

@@ -18,6 +18,7 @@ import json
 import multiprocessing as mp
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -149,14 +150,14 @@ def get_agent(name: str, seat: int, seed: int) -> Any:
     return agent
 
 
-def decision_counts(names: Sequence[str]) -> list[dict[str, int] | None]:
+def decision_counts(names: Sequence[str]) -> list[Counter | None]:
     """A copy of each seat's agent's ``stats`` (how its decisions were made) in this process;
-    None for agents that keep none, {} for one not built yet."""
-    out: list[dict[str, int] | None] = []
+    None for agents that keep none, empty for one not built yet."""
+    out: list[Counter | None] = []
     for seat, name in enumerate(names):
         agent = _AGENTS.get((name, seat))
         stats = getattr(agent, "stats", None) if agent is not None else {}
-        out.append(None if stats is None else {k: int(v) for k, v in stats.items()})
+        out.append(None if stats is None else Counter({k: int(v) for k, v in stats.items()}))
     return out
 
 
