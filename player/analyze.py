@@ -56,15 +56,14 @@ def analyze(events: list[dict[str, Any]], seat: int, *, decision: int = -1, agen
     except IndexError:
         raise MahjongError(f"seat {seat} has {len(found)} decisions, no decision {decision}") from None
     player = _player(events, agent)
-    valued = player.value(d.state, d.legal)
-    hand = np.asarray(d.state.hand, np.uint8)
-    sh = int(shanten(hand))
-    p_lose = player.est.decision(d.state).p_lose
-    if valued is None:
-        method = "rule_based" if sh >= 4 and not d.state.riichi[seat] else "forced"
-        valued = [(a, None, None) for a in d.legal]
+    method = player.method(d.state, d.legal)
+    if method == "method1":
+        valued = player.value(d.state, d.legal)
+        p_lose = player.last_situation.estimates.p_lose  # the estimates the values used
     else:
-        method = "method1"
+        valued = [(a, None, None) for a in d.legal]
+        p_lose = player.est.decision(d.state).p_lose
+    sh = int(shanten(np.asarray(d.state.hand, np.uint8)))
     from search.retrograde import OUTCOMES
     from game.tiles import mjai_to_kind
 

@@ -142,25 +142,12 @@ class MdpAgent(Agent):
     def act(self, legal: list[Event]) -> Event:
         self.stats["decisions"] += 1
         self.last_values, self.last_info, self.last_endings = [], {}, []
-        win = find(legal, "hora")
-        if win is not None:
+        forced = self._forced(legal)
+        if forced is not None:
             self.stats["forced"] += 1
-            self.last_values = [(a, None) for a in legal]  # taken unvalued (Eq. 3)
-            self.last_info = {"rule": "win (Eq. 3)"}
-            return win
-        if len(legal) == 1:
-            self.stats["forced"] += 1
-            self.last_values = [(legal[0], None)]
-            return legal[0]
-        st = self.state
-        me = self.seat
-        if st.riichi[me]:
-            # locked after riichi: discard the draw (legal holds it) unless a kan is offered
-            self.stats["forced"] += 1
-            for a in legal:
-                if a["type"] == "dahai":
-                    return a
-            return find(legal, "none") or legal[0]
+            self.last_values = [(a, None) for a in legal]
+            self.last_info = {"rule": "forced (a win taken unvalued, Eq. 3; one action; riichi; no call)"}
+            return forced
         try:
             if any(a["type"] in ("dahai", "reach") for a in legal):
                 return self._own_turn(legal)
@@ -168,6 +155,36 @@ class MdpAgent(Agent):
         except MahjongError as err:  # a graph that cannot be built: counted, the rule-based move
             self.last_info["fallback"] = str(err)
             return self._fallback(legal, "error_fallback")
+
+    def _forced(self, legal: list[Event]) -> Event | None:
+        """The move when there is nothing to value, else None: a win on offer (Eq. 3), the one
+        legal action, a riichi hand's draw (a kan aside: not modelled), no chi or pon on offer
+        at an opponent's discard."""
+        win = find(legal, "hora")
+        if win is not None:
+            return win
+        if len(legal) == 1:
+            return legal[0]
+        if self.state.riichi[self.seat]:
+            return next((a for a in legal if a["type"] == "dahai"), None) or find(legal, "none") or legal[0]
+        own = any(a["type"] in ("dahai", "reach") for a in legal)
+        passing = find(legal, "none")
+        if not own and (passing is None or not any(a["type"] in ("chi", "pon") for a in legal)):
+            return passing or legal[0]
+        return None
+
+    def method(self, state: TableState, legal: list[Event]) -> str:
+        """How the player decides at ``state`` (a seat's table state) among ``legal``
+        (:data:`METHODS`, but for errors): ``forced``, ``rule_based`` or ``method1``. The
+        discard right after a riichi declaration counts as forced (it was planned with it)."""
+        saved = self.state, self.seat
+        self.state, self.seat = state, int(state.seat)
+        try:
+            if self._forced(legal) is not None or state.reach_declared[self.seat]:
+                return "forced"
+            return "rule_based" if shanten(np.asarray(state.hand, np.uint8)) >= MAX_SHANTEN else "method1"
+        finally:
+            self.state, self.seat = saved
 
     def _fallback(self, legal: list[Event], method: str) -> Event:
         self.stats[method] += 1
@@ -243,11 +260,7 @@ class MdpAgent(Agent):
 
     def _respond(self, legal: list[Event]) -> Event:
         st = self.state
-        passing = find(legal, "none")
-        calls = [a for a in legal if a["type"] in ("chi", "pon")]
-        if passing is None or not calls:
-            self.stats["forced"] += 1  # no chi or pon on offer (kans are not modelled)
-            return passing or legal[0]
+        calls = [a for a in legal if a["type"] in ("chi", "pon")]  # a pass and a call: not forced
         hand = np.asarray(st.hand, dtype=np.uint8)
         sh = shanten(hand)
         if sh >= MAX_SHANTEN:
@@ -278,17 +291,14 @@ class MdpAgent(Agent):
         """Every legal action of a recorded decision with its value and the PSM's predicted
         endings (``OUTCOMES``), as :meth:`act` would compute them at ``state`` (a seat's
         table state, e.g. ``game.decisions.Decision.state``); None where the MDP does not
-        value the decision (a win on offer, the rule-based range of 4+ shanten, a riichi
-        hand, one legal action, no call on offer). Leaves the agent's game untouched."""
+        value the decision (:meth:`method` is not ``method1``). Leaves the agent's game
+        untouched."""
+        if self.method(state, legal) != "method1":
+            return None
         saved = self.state, self._riichi_discard, self.seat, self.stats.copy()
         self.state, self._riichi_discard, self.seat = state, None, int(state.seat)
         try:
-            if find(legal, "hora") is not None or len(legal) == 1 or state.riichi[self.seat] \
-                    or state.reach_declared[self.seat] or shanten(np.asarray(state.hand, np.uint8)) >= MAX_SHANTEN:
-                return None
             own = any(a["type"] in ("dahai", "reach") for a in legal)
-            if not own and not any(a["type"] in ("chi", "pon") for a in legal):
-                return None
             self.last_values, self.last_endings = [], []
             self._own_turn(legal) if own else self._respond(legal)
             return [(a, v, e) for (a, v), e in zip(self.last_values, self.last_endings)]
@@ -317,7 +327,7 @@ class MdpAgent(Agent):
         p = sit.params
         self.last_info = {"rule": "PSM (Method 1, Eq. 16)", "shanten": int(sh), "T": int(p.T),
                           "T_max": int(sit.t_max), "states": int(g.n_states),
-                          "p_other": float(np.mean(p.p_other)) if np.ndim(p.p_other) else float(p.p_other),
+                          "p_other": float(np.mean(p.p_other)),
                           "u_other": float(p.u_other), "u_tw": float(p.u_tw), "u_nw": float(p.u_nw)}
         if probs is not None:
             self.last_info["outcomes"] = {o: float(x) for o, x in zip(OUTCOMES, probs)}
