@@ -23,8 +23,8 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
   is paid; another's win after our last discard is ``P_O[T]``;
 * furiten: a hand with any wait among our discards cannot ron at all (Tenhou's rule);
 * win payoffs: the scorer's points (dora, red fives still held, riichi, expected ura and
-  ippatsu at the records' rate for riichi hands) through a per-hand table of points -> expected final rank
-  (ron paid by one of the three opponents, equally likely; tsumo split by the dealer rule;
+  ippatsu at the records' rate for riichi hands) through a per-hand table of points ->
+  expected final rank (ron paid by one of the three opponents, equally likely; tsumo split by the dealer rule;
   honba and riichi sticks on top; the dealer repeats).
 
 :class:`TableModel` switches each of these back to the first player's choices (the ratio
@@ -396,18 +396,19 @@ def hazard_turns(t_max: int) -> np.ndarray:
     return np.maximum(np.arange(t_max + 1), 1)
 
 
-def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray, riichi) -> np.ndarray:
+def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray) -> np.ndarray:
     """``lose_growth[n]``, ``n = 0..T-1``: the opponents' summed tenpai chance ``n`` of our
-    discards ahead over the sum now (1 at ``n = 0``), kept where every ``P_L`` stays <= 0.95."""
+    discards ahead over the sum now (1 at ``n = 0``), kept where every ``P_L`` stays <= 0.95
+    (the riichi states share ``p_lose``)."""
     g = np.ones(T)
     if T > 1:
         g[1:] = pt_ahead[1:T].sum(1) / max(float(pt_now.sum()), 1e-3)
-    top = max(float(p_lose.max()), 0.0 if riichi is None or riichi.p_lose is None else float(np.max(riichi.p_lose)))
+    top = float(p_lose.max())
     return np.clip(g, 1e-3, 0.95 / top if top > 0 else np.inf)
 
 
 def build_situation(state, estimates, rank_model, *, table: RankTable | None = None,
-                    hanchan: bool = False, hazards=None, model: TableModel = TableModel()) -> Situation:
+                    hanchan: bool = False, hazards, model: TableModel = TableModel()) -> Situation:
     """The MDP parameters of ``state``'s decision (Sec. VI-C) from the estimators' output.
 
     ``estimates``: ``Estimators.decision(state)``; ``hazards``: ``Estimators.hazards(state,
@@ -418,8 +419,6 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     if not 0 <= me < 4:
         raise MahjongError(f"seat {me} is outside 0..3")
     ctx = HandContext.of(state, hanchan)
-    if hazards is None:
-        raise MahjongError("build_situation needs the hazard estimates (Estimators.hazards)")
     # a ron by j hits us one time in three: the tsumo share among the wins we do not pay
     pts = float(hazards.p_tsumo)
     p_other_tsumo = pts / (pts + (1.0 - pts) * 2.0 / 3.0)
@@ -478,7 +477,7 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     own = np.zeros(34, bool)
     for d in state.discards[me]:
         own[d.kind] = True
-    growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose, riichi) \
+    growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose) \
         if model.rising_deal_in else 1.0
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
                        p_end=p_end,

@@ -90,8 +90,7 @@ def deal_in_probs(view, tenpai_model, hist: WaitHistogram) -> tuple[np.ndarray, 
 def dataset_deal_in(arr: dict, tenpai_model, hist: WaitHistogram) -> tuple[np.ndarray, np.ndarray]:
     """(P_L of the discarded tile, P_T[n, 3]) for the ``dec_*`` rows of a dataset."""
     n = len(arr["dec_tile"])
-    tf = arr["dec_tf"].reshape(n * 3, -1)
-    pt = tenpai_model.predict_proba(tf, riichi=arr["dec_riichi"].reshape(-1)).reshape(n, 3)
+    pt = tenpai_model.predict_rows(arr)
     tile = arr["dec_tile"].astype(int)
     unseen_t = arr["dec_unseen"][np.arange(n), tile]
     pw = hist.predict(arr["dec_cat_t"], np.repeat(unseen_t[:, None], 3, axis=1))

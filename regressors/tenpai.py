@@ -61,6 +61,11 @@ class TenpaiModel:
             out[np.asarray(riichi, dtype=bool)] = 1.0
         return out
 
+    def predict_rows(self, arr: dict) -> np.ndarray:
+        """P_T[n, 3] of the three opponents of every ``dec_*`` row of a dataset (riichi = 1)."""
+        n = len(arr["dec_tile"])
+        return self.predict_proba(arr["dec_tf"].reshape(n * 3, -1), riichi=arr["dec_riichi"].reshape(-1)).reshape(n, 3)
+
     def save(self, path: str | Path) -> Path:
         return save_json({"C": self.C, "models": {k: m.to_dict() for k, m in self.models.items()}},
                          path, KIND)

@@ -36,7 +36,7 @@ def fit_all(ds: Dataset) -> Estimators:
     riichi = a["dec_riichi"].reshape(-1)
     tenpai = TenpaiModel().fit(tf[~riichi], a["dec_tenpai"].reshape(-1)[~riichi].astype(int))
     hist = WaitHistogram().fit(a["wait_cat"], a["wait_unseen"], a["wait_y"])
-    pt = tenpai.predict_proba(tf, riichi=riichi).reshape(n, 3)
+    pt = tenpai.predict_rows(a)
     ok = ~a["dec_ronned"]
     end = HandEndModel().fit(dataset_context(a, pt, False)[ok], a["dec_ended"][ok].astype(int))
     hz = a["dec_ratio_ok"]

@@ -29,8 +29,7 @@ def phoenix():
 
 
 def _pt(a: dict, est: Estimators) -> np.ndarray:
-    n = len(a["dec_tile"])
-    return est.tenpai.predict_proba(a["dec_tf"].reshape(n * 3, -1), riichi=a["dec_riichi"].reshape(-1)).reshape(n, 3)
+    return est.tenpai.predict_rows(a)
 
 
 def _kyoku_of_rows(events: list[dict]) -> list[int]:
