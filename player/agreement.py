@@ -10,6 +10,7 @@ choice is compared with the recorded one:
 * own turn (a discard or riichi): the same riichi-or-not and the same kind discarded
   (decisions right after the seat's own riichi declaration are left out: the discard is
   then nearly forced), by the shanten of the 14-tile hand;
+* riichi (own turns where riichi is legal): the same riichi-or-not, whatever the discard;
 * calls (chi / pon offered): the same kind of answer (chi, pon or pass).
 
 ``--every k`` asks only every k-th decision (the agent still follows every event).
@@ -38,7 +39,8 @@ def _same(choice: dict, chosen: dict) -> bool:
 
 def file_agreement(task: tuple[str, str, int]) -> list[tuple[str, int, bool]]:
     """``(kind, shanten, agreed)`` for the decisions of one record (one worker task);
-    kind is ``own`` or ``call``, shanten -1 for calls."""
+    kind is ``own``, ``riichi`` (the riichi-or-not of an own turn where riichi is legal) or
+    ``call``, shanten -1 for calls."""
     from game.decisions import iter_decisions, recorded_index
     from game.records import read_events
     from game.state import seat_view
@@ -72,6 +74,8 @@ def file_agreement(task: tuple[str, str, int]) -> list[tuple[str, int, bool]]:
         choice = agents[s].act(d.legal)
         sh = int(shanten(np.asarray(d.state.hand, np.uint8))) if own else -1
         out.append(("own" if own else "call", sh, _same(choice, d.chosen)))
+        if any(a["type"] == "reach" for a in d.legal):
+            out.append(("riichi", sh, (choice["type"] == "reach") == (d.chosen.get("type") == "reach")))
     return out
 
 
@@ -84,8 +88,12 @@ def summarize(rows: list[tuple[str, int, bool]]) -> dict:
     for kind, sh, ok in rows:
         if kind == "own":
             by_sh[min(sh, 4)].append(ok)
-    return {"decisions": len(rows), "own_turn": rate([ok for kind, _, ok in rows if kind == "own"]),
-            "calls": rate([ok for kind, _, ok in rows if kind == "call"]),
+
+    def of_kind(k: str) -> dict:
+        return rate([ok for kd, _, ok in rows if kd == k])
+
+    return {"decisions": sum(kd != "riichi" for kd, _, _ in rows), "own_turn": of_kind("own"),
+            "riichi": of_kind("riichi"), "calls": of_kind("call"),
             "own_turn_by_shanten": {str(s): rate(v) for s, v in sorted(by_sh.items())}}
 
 
@@ -98,6 +106,7 @@ def format_table(summary: dict) -> str:
     lines.append(row("own turn", summary["own_turn"]))
     for s, r in summary["own_turn_by_shanten"].items():
         lines.append(row(f"  shanten {s}" + ("+" if s == "4" else ""), r))
+    lines.append(row("riichi or not", summary["riichi"]))
     lines.append(row("calls (chi/pon/pass)", summary["calls"]))
     return "\n".join(lines)
 

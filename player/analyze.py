@@ -44,7 +44,6 @@ def analyze(events: list[dict[str, Any]], seat: int, *, decision: int = -1, agen
     :class:`MahjongError` when the seat has no such decision.
     """
     from game.decisions import iter_decisions
-    from search.shanten import shanten
 
     if not 0 <= int(seat) < 4:
         raise MahjongError(f"seat {seat} is outside 0..3")
@@ -55,7 +54,19 @@ def analyze(events: list[dict[str, Any]], seat: int, *, decision: int = -1, agen
         d = found[decision]
     except IndexError:
         raise MahjongError(f"seat {seat} has {len(found)} decisions, no decision {decision}") from None
-    player = _player(events, agent)
+    res = value_decision(_player(events, agent), d)
+    res["decision"] = int(decision if decision >= 0 else len(found) + decision)
+    return res
+
+
+def value_decision(player, d) -> dict:
+    """The result of :func:`analyze` for one :class:`~game.decisions.Decision` ``d`` of
+    ``player`` (an :class:`~player.agents.mdp.MdpAgent`, left untouched): the loop body that
+    ``player.review`` runs over a whole record without replaying it once per decision."""
+    from search.retrograde import OUTCOMES
+    from search.shanten import shanten
+    from game.tiles import mjai_to_kind
+
     method = player.method(d.state, d.legal)
     if method == "method1":
         valued = player.value(d.state, d.legal)
@@ -63,10 +74,6 @@ def analyze(events: list[dict[str, Any]], seat: int, *, decision: int = -1, agen
     else:
         valued = [(a, None, None) for a in d.legal]
         p_lose = player.est.decision(d.state).p_lose
-    sh = int(shanten(np.asarray(d.state.hand, np.uint8)))
-    from search.retrograde import OUTCOMES
-    from game.tiles import mjai_to_kind
-
     actions = []
     for a, v, e in valued:
         actions.append({
@@ -81,6 +88,6 @@ def analyze(events: list[dict[str, Any]], seat: int, *, decision: int = -1, agen
         choice = player._argmax([(a, v) for a, v, _ in valued])
         best = next(i for i, (a, _, _) in enumerate(valued) if a is choice)
     info = {k: v for k, v in player.last_info.items() if k != "outcomes"} if method == "method1" else {}
-    return {"seat": int(seat), "decision": int(decision if decision >= 0 else len(found) + decision),
-            "event_index": int(d.index), "tiles_left": int(d.state.tiles_left), "shanten": sh, "method": method,
+    return {"seat": int(d.seat), "event_index": int(d.index), "tiles_left": int(d.state.tiles_left),
+            "shanten": int(shanten(np.asarray(d.state.hand, np.uint8))), "method": method,
             "recorded": dict(d.chosen), "actions": actions, "best": best, "inputs": info}

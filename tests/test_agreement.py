@@ -24,6 +24,7 @@ def test_an_agent_agrees_with_its_own_games(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["own_turn"]["n"] > 100 and out["own_turn"]["agreement"] == 1.0
     assert out["calls"]["n"] > 10 and out["calls"]["agreement"] >= 0.95
+    assert out["riichi"]["n"] > 5 and out["riichi"]["agreement"] == 1.0
     assert sum(r["n"] for r in out["own_turn_by_shanten"].values()) == out["own_turn"]["n"]
 
 
