@@ -85,8 +85,7 @@ def value_decision(player, d) -> dict:
         })
     best = None
     if method == "method1":  # the player's own argmax (its tie-breaks included)
-        choice = player._argmax([(a, v) for a, v, _ in valued])
-        best = next(i for i, (a, _, _) in enumerate(valued) if a is choice)
+        best = next(i for i, (a, _, _) in enumerate(valued) if a is player.last_choice)
     info = {k: v for k, v in player.last_info.items() if k != "outcomes"} if method == "method1" else {}
     return {"seat": int(d.seat), "event_index": int(d.index), "tiles_left": int(d.state.tiles_left),
             "shanten": int(shanten(np.asarray(d.state.hand, np.uint8))), "method": method,

@@ -152,6 +152,7 @@ def review(events: list[dict[str, Any]], seat: int, *, kyoku: set[str] | None = 
     hands = [{"kyoku": lab, **_summary([e for e in entries if e["kyoku"] == lab])}
              for lab in dict.fromkeys(e["kyoku"] for e in entries)]
     return {"seat": int(seat), "name": names[int(seat)], "names": names, "hanchan": bool(player.hanchan),
+            "tie": player.tie,
             "forced": len(chosen) - len(entries), "decisions": entries, "hands": hands, "summary": _summary(entries)}
 
 

@@ -102,9 +102,7 @@ class EfficiencyAgent(Agent):
     def _own_turn(self, legal: list[Event]) -> Event:
         st = self.state
         counts = st.hand
-        shanten, accept = self.eff.discard_stats(counts, st.unseen)
-        current = int(shanten.min())
-        shanten, accept = shanten.tolist(), accept.tolist()  # scalar access in Python
+        current = self.eff.hand_stats(counts, st.unseen)[0]
         threats = self._threats()
         folding = self._folding(current, threats)
 
@@ -123,18 +121,10 @@ class EfficiencyAgent(Agent):
         if not discards:  # only kans/riichi/nine-terminals offered and all declined above
             return next(a for a in legal if a["type"] in ("reach", "ankan", "kakan", "ryukyoku"))
         kinds = [kind_of_name(a["pai"]) for a in discards]
-        danger = self._danger(threats, kinds) if threats else None
-        dora = [dora_from_indicator(i >> 2) for i in st.dora_indicators]
-        yakuhai = self._yakuhai()
+        danger = self._danger(threats, kinds) if threats else np.zeros(34)
         best, best_key = discards[0], None
-        for a, k in zip(discards, kinds):
-            value = _throw_bonus(counts, k, yakuhai) - 4.0 * dora.count(k) \
-                - (3.0 if a["pai"].endswith("r") else 0.0) + (0.01 if a["tsumogiri"] else 0.0)
-            if folding:
-                key = (-danger[k], -shanten[k], accept[k] + value)
-            else:
-                safety = -0.5 * danger[k] if danger is not None else 0.0
-                key = (-shanten[k], accept[k] + value + safety, 0.0)
+        for a, k, (sh, score) in zip(discards, kinds, efficiency_keys(st, discards, self.eff)):
+            key = (-danger[k], sh, score) if folding else (sh, score - 0.5 * danger[k], 0.0)
             if best_key is None or key > best_key:
                 best, best_key = a, key
         return best
@@ -201,6 +191,22 @@ class EfficiencyAgent(Agent):
             if off <= 1:
                 return True
         return False
+
+
+def efficiency_keys(state: TableState, discards: list[Event], eff: Efficiency) -> list[tuple[int, float]]:
+    """``(-shanten after, acceptance + shape)`` of each discard of ``state``'s hand, larger
+    better: the tile-efficiency order of this agent (acceptance over the unseen copies; lone
+    honors then lone terminals thrown first; dora and red fives kept; tsumogiri among equals)."""
+    shanten, accept = eff.discard_stats(state.hand, state.unseen)
+    dora = [dora_from_indicator(i >> 2) for i in state.dora_indicators]
+    yakuhai = {31, 32, 33, 27 + state.seat_wind, 27 + state.round_wind}
+    keys = []
+    for a in discards:
+        k = kind_of_name(a["pai"])
+        shape = _throw_bonus(state.hand, k, yakuhai) - 4.0 * dora.count(k) \
+            - (3.0 if a["pai"].endswith("r") else 0.0) + (0.01 if a["tsumogiri"] else 0.0)
+        keys.append((-int(shanten[k]), int(accept[k]) + shape))
+    return keys
 
 
 def _throw_bonus(counts: np.ndarray, k: int, yakuhai: set[int]) -> float:

@@ -27,7 +27,8 @@ else tile efficiency), which this agent feeds every event.
 
 Explainability: ``last_values`` holds ``(action, value)`` for every legal action of the last
 decision (value = minus the expected final rank; None where not valued), ``last_endings`` the
-PSM's predicted ending probabilities of each (``search.retrograde.OUTCOMES``), ``last_info`` the
+PSM's predicted ending probabilities of each (``search.retrograde.OUTCOMES``), ``last_choice`` the
+action chosen among them, ``last_info`` the
 decision's inputs (shanten, T, graph size, PSM ending probabilities of the choice), and
 :meth:`explain` prints them. Deterministic: ``reseed`` does nothing.
 """
@@ -44,7 +45,7 @@ from game.errors import MahjongError
 from game.state import TableState
 from game.tiles import mjai_to_kind
 from player.agents.base import Agent, Event, find
-from player.agents.efficiency import EfficiencyAgent
+from player.agents.efficiency import EfficiencyAgent, efficiency_keys
 from search.hand_graph import CHI_CODE, HandGraph, build_graph
 from search.retrograde import OUTCOMES
 from search.shanten import shanten
@@ -58,6 +59,11 @@ CALL_M = 2
 #: State budget of a call decision's graph (its 2-shanten graphs with a call are about
 #: 5,000-15,000 states: the own-turn budget of 5,000 dropped the calls of most of them).
 CALL_STATES = 20_000
+#: Discards within this much expected rank of the best are ordered by tile efficiency
+#: (``tie`` option; 0 turns it off) at :data:`TIE_SHANTEN` or more shanten, where the graphs
+#: are cut by the state budget and ``d``. Chosen on development games (README, "Strength").
+TIE = 0.0
+TIE_SHANTEN = 2
 NEG = -math.inf
 #: How a decision was made, the keys of ``MdpAgent.stats`` besides ``decisions``.
 METHODS = ("method1", "rule_based", "error_fallback", "forced")
@@ -89,11 +95,12 @@ class MdpAgent(Agent):
 
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
-                 call_m: int = CALL_M, **switches: bool) -> None:
+                 call_m: int = CALL_M, tie: float = TIE, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
-        it explores (the one on offer included)."""
+        it explores (the one on offer included); ``tie``: discards within this much expected
+        rank of the best are told apart by tile efficiency (:data:`TIE`)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -106,10 +113,13 @@ class MdpAgent(Agent):
             raise MahjongError(f"call_states and call_m must be >= 1, got {call_states}, {call_m}")
         self.call_states = int(call_states)
         self.call_m = int(call_m)
+        if not 0.0 <= float(tie) < 1.0:
+            raise MahjongError(f"tie must be in [0, 1), got {tie}")
+        self.tie = float(tie)
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, {', '.join(TableModel.__dataclass_fields__)}")
+                               f"call_m, tie, {', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
         self.state = TableState(0)
@@ -119,6 +129,7 @@ class MdpAgent(Agent):
         self.last_info: dict = {}
         self.last_endings: list[np.ndarray | None] = []
         self.last_situation: Situation | None = None
+        self.last_choice: Event | None = None
         self._table: RankTable | None = None
         self._riichi_discard: int | None = None
 
@@ -252,7 +263,7 @@ class MdpAgent(Agent):
                 v = None
             values.append((a, v))
             endings.append(rv.probs.get(key))
-        choice = self._argmax(values)
+        choice = self._argmax(values, sh)
         if choice["type"] == "reach":
             self._riichi_discard = best_riichi[0]
         self._record(values, endings, sit, g, sh, choice)
@@ -305,8 +316,10 @@ class MdpAgent(Agent):
         finally:  # a valuation is not a decision of the agent's game: its counts stay
             self.state, self._riichi_discard, self.seat, self.stats = saved
 
-    @staticmethod
-    def _argmax(values: list[tuple[Event, float | None]]) -> Event:
+    def _argmax(self, values: list[tuple[Event, float | None]], shanten: int = 0) -> Event:
+        """The best-valued action. When it is a discard from a hand of ``shanten`` >=
+        :data:`TIE_SHANTEN`, the discards within ``tie`` of it are told apart by tile
+        efficiency: the reduced graphs of far hands leave out more than such differences."""
         best, best_v = None, NEG
         for a, v in values:
             if v is None or v != v:
@@ -316,13 +329,20 @@ class MdpAgent(Agent):
                 best, best_v = a, score
         if best is None:
             raise MahjongError("no legal action could be valued")
-        return best
+        if best["type"] != "dahai" or self.tie <= 0.0 or shanten < TIE_SHANTEN:
+            return best
+        near = [a for a, v in values if a["type"] == "dahai" and v is not None and v >= best_v - self.tie]
+        if len(near) < 2:
+            return best
+        keys = efficiency_keys(self.state, near, self.fallback.eff)
+        return near[max(range(len(near)), key=keys.__getitem__)]
 
     def _record(self, values, endings, sit: Situation, g, sh: int, choice: Event) -> None:
         self.stats["method1"] += 1
         self.last_values = values
         self.last_endings = endings
         self.last_situation = sit
+        self.last_choice = choice
         probs = next((e for (a, _), e in zip(values, endings) if a is choice), None)
         p = sit.params
         self.last_info = {"rule": "PSM (Method 1, Eq. 16)", "shanten": int(sh), "T": int(p.T),
