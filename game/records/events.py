@@ -73,8 +73,9 @@ def ryukyoku(*, reason: str, deltas: list[int], actor: int | None = None) -> dic
 
 _TILE_NAMES = frozenset(tiles.KIND_NAMES) | {f"5{s}r" for s in tiles.SUITS} | {tiles.UNKNOWN}
 _MISSING = object()
-# Scores and deltas are 32-bit in the engine; a record beyond that is no game.
-_POINTS_LIMIT = 1 << 30
+# Far beyond any game (a Tenhou game moves ~10^5 points), well inside the engine's 32-bit
+# scores; honba and riichi sticks are bytes in the engine.
+_POINTS_LIMIT = 10_000_000
 
 
 def _int_in(lo: int, hi: int) -> Callable[[Any], str | None]:
@@ -86,7 +87,7 @@ def _int_in(lo: int, hi: int) -> Callable[[Any], str | None]:
 
 
 _seat = _int_in(0, 3)
-_count = _int_in(0, 1000)
+_count = _int_in(0, 255)
 
 
 def _tile(value: Any) -> str | None:
