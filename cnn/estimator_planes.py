@@ -1,4 +1,5 @@
-"""Planes of the CNN estimators: one seat's view of the table as uint8[45, 34].
+"""Planes of the CNN estimators: one seat's view of the table as uint8[45, 34], and the
+planes and labels of every discard of a set of records (:func:`build_planes`).
 
 cnn-bot's encoder (``cnn/encoders.py``, Gao et al.) has no tsumogiri, turn order or
 genbutsu planes, which are what tenpai and deal-in reading rest on, so the estimators have
@@ -22,10 +23,16 @@ ch     content
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
 import numpy as np
 
-from game.tiles import dora_from_indicator
+from game.errors import RecordError
+from game.tiles import dora_from_indicator, mjai_to_kind
+from regressors.datasets import _future_labels, cache_key, read_record, record_files
 from regressors.features import n_takes, safe_kinds
+from regressors.replay import FullReplay
 
 N_PLANES = 45
 # Scale of each channel to about [0, 1] (applied in the network).
@@ -75,3 +82,60 @@ def encode(view) -> np.ndarray:
     x[43, 27 + view.round_wind % 4] = 1
     x[44] = (view.dealer - me) % 4
     return x
+
+
+def build_planes(files: Iterable[str | Path], progress: bool = False) -> dict[str, np.ndarray]:
+    """Planes and labels of every discard decision of the records (all hands known): the
+    training rows of ``cnn.train_estimators`` and the CNN rows of ``cnn.report``."""
+    cols: dict[str, list] = {k: [] for k in ("planes", "tenpai", "ron", "riichi", "tile", "ronned", "game")}
+    it = list(files)
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(it, desc="planes", unit="game")
+    for g, path in enumerate(it):
+        events = read_record(Path(path))
+        if not events:
+            raise RecordError("the record is empty", path=str(path))
+        rep = FullReplay(path=str(path))
+        for idx, e in enumerate(events):
+            if e.get("type") == "dahai" and rep.in_kyoku and all(rep.known):
+                i = int(e["actor"])
+                view = rep.view(i)
+                ten, ron, rii = [], [], []
+                for k in (1, 2, 3):
+                    j = (i + k) % 4
+                    ten.append(rep.waits(j).any())
+                    ron.append(rep.ronnable(j))
+                    rii.append(view.riichi[j])
+                cols["planes"].append(encode(view))
+                cols["tenpai"].append(ten)
+                cols["ron"].append(np.stack(ron))
+                cols["riichi"].append(rii)
+                cols["tile"].append(mjai_to_kind(e["pai"]))
+                cols["ronned"].append(_future_labels(events, idx, i)[0])
+                cols["game"].append(g)
+            rep.update(e, idx)
+    if not cols["planes"]:
+        raise RecordError(f"the {len(it)} record(s) hold no discard with all hands known")
+    return {"planes": np.stack(cols["planes"]).astype(np.uint8),
+            "tenpai": np.array(cols["tenpai"], bool), "ron": np.stack(cols["ron"]).astype(bool),
+            "riichi": np.array(cols["riichi"], bool), "tile": np.array(cols["tile"], np.int8),
+            "ronned": np.array(cols["ronned"], bool), "game": np.array(cols["game"], np.int32)}
+
+
+def load_or_build_planes(spec: str | Path | Sequence[str | Path], cache_dir: str | Path | None,
+                         progress: bool = True) -> dict[str, np.ndarray]:
+    """:func:`build_planes` of the records ``spec`` names, cached in ``cache_dir`` by a key of
+    the files (None: no cache)."""
+    files = record_files(spec)
+    if cache_dir is None:
+        return build_planes(files, progress)
+    path = Path(cache_dir) / f"planes-{cache_key(files)}.npz"
+    if path.exists():
+        with np.load(path) as z:
+            return {k: z[k] for k in z.files}
+    data = build_planes(files, progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **data)
+    return data

@@ -115,29 +115,3 @@ class CnnEstimators:
                 p_tenpai[b, j] = 1.0 if v.riichi[j] else pt[b, k - 1]
                 p_ron[b, j] = pr[b, k - 1]
         return {"p_tenpai": p_tenpai, "p_ron": p_ron, "p_lose": 1 - np.prod(1 - p_ron, axis=1)}
-
-    def evaluate_dataset(self, ds, base: dict, entry) -> dict:
-        """Report rows for the CNN, on the same decision points as the LR ``dec_*`` rows."""
-        from cnn.train_estimators import build_planes
-
-        pl = build_planes(ds.files)
-        n = len(pl["ronned"])
-        if n != len(ds.arrays["dec_tile"]):
-            raise ModelFileError(f"CNN rows {n} != LR rows {len(ds.arrays['dec_tile'])}")
-        pts, prs = [], []
-        for s in range(0, n, 4096):
-            a, b = self.predict_planes(pl["planes"][s:s + 4096])
-            pts.append(a)
-            prs.append(b)
-        pt, pr = np.concatenate(pts), np.concatenate(prs)
-        nr = ~pl["riichi"]
-        yt = pl["tenpai"][nr].astype(float)
-        p_lose = 1 - np.prod(1 - pr[np.arange(n), :, pl["tile"].astype(int)], axis=1)
-        yd = pl["ronned"].astype(float)
-        from regressors.deal_in import UnseenBaseline
-
-        ub = UnseenBaseline()
-        ub.rate = np.asarray(base["deal_in_unseen"])
-        unseen_t = ds.arrays["dec_unseen"][np.arange(n), ds.arrays["dec_tile"].astype(int)]
-        return {"tenpai_cnn": entry(pt[nr], yt, np.full(len(yt), base["tenpai"])),
-                "deal_in_cnn": entry(p_lose, yd, ub.predict(unseen_t))}

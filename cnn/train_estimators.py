@@ -15,68 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cnn.estimator_planes import load_or_build_planes
 from game.cli import reports_errors
-from game.errors import RecordError
-
-
-def build_planes(files, progress: bool = False) -> dict[str, np.ndarray]:
-    """Planes and labels of every discard decision of the records (all hands known)."""
-    from cnn.estimator_planes import encode
-    from game.tiles import mjai_to_kind
-    from regressors.datasets import _future_labels, read_record
-    from regressors.replay import FullReplay
-
-    cols: dict[str, list] = {k: [] for k in ("planes", "tenpai", "ron", "riichi", "tile", "ronned", "game")}
-    it = list(files)
-    if progress:
-        from tqdm import tqdm
-
-        it = tqdm(it, desc="planes", unit="game")
-    for g, path in enumerate(it):
-        events = read_record(Path(path))
-        if not events:
-            raise RecordError("the record is empty", path=str(path))
-        rep = FullReplay(path=str(path))
-        for idx, e in enumerate(events):
-            if e.get("type") == "dahai" and rep.in_kyoku and all(rep.known):
-                i = int(e["actor"])
-                view = rep.view(i)
-                ten, ron, rii = [], [], []
-                for k in (1, 2, 3):
-                    j = (i + k) % 4
-                    ten.append(rep.waits(j).any())
-                    ron.append(rep.ronnable(j))
-                    rii.append(view.riichi[j])
-                cols["planes"].append(encode(view))
-                cols["tenpai"].append(ten)
-                cols["ron"].append(np.stack(ron))
-                cols["riichi"].append(rii)
-                cols["tile"].append(mjai_to_kind(e["pai"]))
-                cols["ronned"].append(_future_labels(events, idx, i)[0])
-                cols["game"].append(g)
-            rep.update(e, idx)
-    if not cols["planes"]:
-        raise RecordError(f"the {len(it)} record(s) hold no discard with all hands known")
-    return {"planes": np.stack(cols["planes"]).astype(np.uint8),
-            "tenpai": np.array(cols["tenpai"], bool), "ron": np.stack(cols["ron"]).astype(bool),
-            "riichi": np.array(cols["riichi"], bool), "tile": np.array(cols["tile"], np.int8),
-            "ronned": np.array(cols["ronned"], bool), "game": np.array(cols["game"], np.int32)}
-
-
-def load_or_build_planes(spec, cache_dir, progress=True) -> dict[str, np.ndarray]:
-    from regressors.datasets import cache_key, record_files
-
-    files = record_files(spec)
-    if cache_dir is None:
-        return build_planes(files, progress)
-    path = Path(cache_dir) / f"planes-{cache_key(files)}.npz"
-    if path.exists():
-        with np.load(path) as z:
-            return {k: z[k] for k in z.files}
-    data = build_planes(files, progress)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, **data)
-    return data
 
 
 def train(data: dict[str, np.ndarray], *, epochs: int = 4, batch: int = 256, lr: float = 2e-3,

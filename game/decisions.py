@@ -75,11 +75,19 @@ def iter_decisions(events: Sequence[dict[str, Any]],
         i = j
 
 
+def _for_engine(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` as riichienv reads it: it parses start_game's ``id`` as a string and fails
+    on the integer that mjai.app and the original mjai server send (it has no use for it)."""
+    if event["type"] == "start_game" and "id" in event:
+        return {k: v for k, v in event.items() if k != "id"}
+    return event
+
+
 def _apply(env: Any, states: list[TableState], event: dict[str, Any], index: int) -> None:
     for state in states:
         state.update(event)
     try:
-        env.apply_event(event)
+        env.apply_event(_for_engine(event))
     except Exception as exc:  # the engine's own error types are not exported
         raise RecordError(f"riichienv cannot follow {event!r}: {exc}",
                           position=f"event {index}") from None
@@ -244,7 +252,7 @@ class LiveSeat:
     def feed(self, event: dict[str, Any]) -> list[dict[str, Any]] | None:
         self.state.update(event)
         try:
-            obs = self._env.observe_event(event, self.seat)
+            obs = self._env.observe_event(_for_engine(event), self.seat)
         except Exception as exc:  # the engine's own error types are not exported
             raise RecordError(f"riichienv cannot follow {event!r}: {exc}",
                               position=f"event {self._index}") from None

@@ -25,6 +25,14 @@ class RecordError(MahjongError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class OutputError(MahjongError):
+    """An output file that cannot be written: a directory, a missing folder, no permission."""
+
+    def __init__(self, message: str, *, path: str):
+        self.path = path
+        super().__init__(f"{path}: {message}")
+
+
 class IllegalActionError(MahjongError):
     """An agent chose an action that is not among the legal ones."""
 

@@ -25,6 +25,7 @@ import numpy as np
 import riichienv
 
 from game.errors import RecordError
+from game.records.events import event_problem
 from game.tiles import KIND_NAMES, N_KINDS, RED_IDS, RED_KINDS, id_to_mjai
 
 # Tiles of one hand: 136 - 14 (dead wall) - 4 * 13 (deal). Every draw, rinshan included,
@@ -176,18 +177,17 @@ class TableState:
         Raises :class:`RecordError` naming the event's index for an event that cannot
         happen in the state so far (a discard of a tile not in hand, a fifth copy...).
         """
-        try:
-            handler = _HANDLERS[event["type"]]
-        except (KeyError, TypeError):
-            raise self._error(f"unknown mjai event {event!r}") from None
+        # Bad input is caught here, field by field; an exception from a handler after this
+        # check is a bug of ours and stays a traceback.
+        problem = event_problem(event)
+        if problem is not None:
+            raise self._error(f"malformed event: {problem}")
+        handler = _HANDLERS.get(event["type"])
+        if handler is None:  # "none": a protocol answer, not a table event
+            raise self._error(f"unknown mjai event {event!r}")
         if self._offer >= 0 and event["type"] != "hora":
             self._settle_offer()
-        try:
-            handler(self, event)
-        except RecordError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise self._error(f"malformed {event.get('type')} event {event!r}: {exc!r}") from None
+        handler(self, event)
         self.n_events += 1
 
     # --- one method per event type -----------------------------------------------------
@@ -202,18 +202,13 @@ class TableState:
         self._reset_hand()
         self.in_kyoku = True
         self.round_wind = WINDS.index(event["bakaze"])
-        self.kyoku = int(event["kyoku"]) - 1
-        self.dealer = int(event["oya"])
-        self.honba = int(event["honba"])
-        self.kyotaku = int(event["kyotaku"])
-        self.scores = [int(s) for s in event["scores"]]
-        if not 0 <= self.kyoku < 4 or not 0 <= self.dealer < 4 or len(self.scores) != 4:
-            raise self._error(f"start_kyoku out of range: {event!r}")
+        self.kyoku = event["kyoku"] - 1
+        self.dealer = event["oya"]
+        self.honba = event["honba"]
+        self.kyotaku = event["kyotaku"]
+        self.scores = list(event["scores"])
         self.dora_indicators.append(self._reveal(event["dora_marker"]))
-        tehai = event["tehais"][self.seat]
-        if len(tehai) != 13:
-            raise self._error(f"a deal of {len(tehai)} tiles for seat {self.seat}")
-        for name in tehai:
+        for name in event["tehais"][self.seat]:
             self._add_to_hand(self._reveal(name))
 
     def _on_tsumo(self, event: dict[str, Any]) -> None:
@@ -333,7 +328,7 @@ class TableState:
         """Sticks left on the table go to the first place (Tenhou; ties to the lower seat)."""
         self.in_kyoku = False
         if event.get("scores") is not None:
-            self.scores = [int(s) for s in event["scores"]]
+            self.scores = list(event["scores"])
         elif self.kyotaku:
             top = max(range(4), key=lambda s: (self.scores[s], -s))
             self.scores[top] += 1000 * self.kyotaku
@@ -369,9 +364,7 @@ class TableState:
         return RecordError(f"seat {self.seat}: {message}", position=f"event {self.n_events}")
 
     def _actor(self, event: dict[str, Any]) -> int:
-        actor = event["actor"]
-        if type(actor) is not int or not 0 <= actor < 4:
-            raise self._error(f"actor {actor!r} is outside 0..3")
+        actor = event["actor"]  # a seat 0..3: update checked the fields
         if not self.in_kyoku:
             raise self._error(f"{event['type']} outside a hand")
         return actor
@@ -462,10 +455,8 @@ class TableState:
     def _add_deltas(self, event: dict[str, Any]) -> None:
         deltas = event.get("deltas")
         if deltas is not None:
-            if len(deltas) != 4:
-                raise self._error(f"deltas {deltas!r} are not four numbers")
             for i in range(4):
-                self.scores[i] += int(deltas[i])
+                self.scores[i] += deltas[i]
 
     def _settle_offer(self) -> None:
         """A tile of another seat was passed: furiten if it was one of our waits."""

@@ -2,12 +2,17 @@
 
 Each input line is one mjai event or a JSON array of events (mjai.app sends the events up
 to the next one that needs an answer in one line). The bot answers every line with one
-JSON line: its action when the last event asks it to act, else ``{"type":"none"}``.
+JSON line: its action when the last event asks it to act, else ``{"type":"none"}`` (also
+to ``start_game``, ``end_kyoku`` and ``end_game``; a new ``start_game`` starts a new game).
 
     python -m player.mjai_bot 0 --agent efficiency < events.jsonl
 
-The seat comes from the command line (mjai.app's ``bot.py <player_id>``) or from
-``start_game``'s ``id`` field (the original mjai server).
+The seat comes from the command line (mjai.app's ``bot.py <player_id>``; its
+``start_game`` ``id`` then counts games and is ignored) or, without one, from
+``start_game``'s ``id`` (the original mjai server: the seat, 0..3). The game length is
+``--hanchan`` or ``--tonpu``; without either, an east-only game until a ``start_kyoku``
+of the south (or a later) round shows a hanchan. Agents that value the game's end (``mdp``)
+use it.
 """
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ from typing import Any, TextIO
 from game.cli import reports_errors
 from game.decisions import LiveSeat
 from game.errors import RecordError
+from game.records.events import event_problem
 from game.state import seat_view
 from player.registry import AGENTS, make_agent
 
@@ -27,11 +33,17 @@ NONE = {"type": "none"}
 
 
 class MjaiBot:
-    """Answers mjai event batches for one seat with the actions of ``agent``."""
+    """Answers mjai event batches for one seat with the actions of ``agent``.
 
-    def __init__(self, agent: Any, seat: int | None = None):
+    ``hanchan``: True or False fixes the game length the agent is told; None infers it
+    from the round winds (a south round means a hanchan).
+    """
+
+    def __init__(self, agent: Any, seat: int | None = None, *, hanchan: bool | None = None):
         self.agent = agent
         self.seat = seat
+        self.hanchan = hanchan
+        self._agent_hanchan = getattr(agent, "hanchan", None)  # its own setting, if any
         self._live: LiveSeat | None = None
 
     def react(self, events: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -41,19 +53,38 @@ class MjaiBot:
         return self.agent.act(legal) if legal else NONE
 
     def _feed(self, event: dict[str, Any]) -> list[dict[str, Any]] | None:
-        if event.get("type") == "start_game":
-            seat = event.get("id", self.seat)
-            if seat is None:
-                raise RecordError("no seat: give it on the command line or in start_game's id")
-            self.seat = int(seat)
-            self._live = LiveSeat(self.seat)
-            self.agent.start_game(self.seat)
+        # Checked before anything reads a field, so bad input is one RecordError.
+        problem = event_problem(event)
+        if problem is not None:
+            raise RecordError(f"malformed event: {problem}")
+        kind = event["type"]
+        if kind == "start_game":
+            self._start_game(event)
         if self._live is None:
-            raise RecordError(f"{event.get('type')!r} before start_game")
+            raise RecordError(f"{kind!r} before start_game")
+        if kind == "start_kyoku" and self.hanchan is None and event["bakaze"] != "E":
+            self._tell_length(True)
         event = seat_view(event, self.seat)
         legal = self._live.feed(event)
         self.agent.observe(event)
         return legal
+
+    def _start_game(self, event: dict[str, Any]) -> None:
+        if self.seat is None:
+            seat = event.get("id")
+            if type(seat) is str and seat in ("0", "1", "2", "3"):
+                seat = int(seat)
+            if type(seat) is not int or not 0 <= seat < 4:
+                raise RecordError(f"start_game id {seat!r} is no seat 0..3: give the bot's "
+                                  f"seat on the command line")
+            self.seat = seat
+        self._live = LiveSeat(self.seat)
+        self.agent.start_game(self.seat)
+        self._tell_length(self.hanchan if self.hanchan is not None else self._agent_hanchan)
+
+    def _tell_length(self, hanchan: bool | None) -> None:
+        if hanchan is not None and hasattr(self.agent, "hanchan"):
+            self.agent.hanchan = hanchan
 
 
 def read_batches(stream: TextIO, name: str = "<stdin>") -> Iterator[list[dict[str, Any]]]:
@@ -81,8 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agent", default="efficiency",
                         help=f"registered agent to run (known: {', '.join(sorted(AGENTS))})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the agent's own randomness")
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("--hanchan", dest="hanchan", action="store_const", const=True,
+                        help="the game is a hanchan (mjai.app, Mortal's arena)")
+    length.add_argument("--tonpu", dest="hanchan", action="store_const", const=False,
+                        help="the game is east-only")
     args = parser.parse_args(argv)
-    bot = MjaiBot(make_agent(args.agent, seed=args.seed), args.seat)
+    bot = MjaiBot(make_agent(args.agent, seed=args.seed), args.seat, hanchan=args.hanchan)
     for number, batch in enumerate(read_batches(sys.stdin), 1):
         try:
             answer = bot.react(batch)

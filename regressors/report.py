@@ -1,6 +1,8 @@
-"""Held-out quality of every estimator against naive baselines; LR and CNN side by side.
+"""Held-out quality of every LR estimator against naive baselines.
 
     python -m regressors.report --records 'runs/heldout/*.mjson.gz' [--json] [--plots DIR]
+
+(``python -m cnn.report`` prints the same table with the CNN estimators' rows beside.)
 
 For each estimator: log-loss, Brier score and AUC (null where it does not fit) on the
 records given (which the models must not have been trained on), and the log-loss of a naive
@@ -13,12 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from game.cli import reports_errors
-from game.errors import ModelFileError
 from regressors.base import load_json, save_json
 from regressors.datasets import N_POINT_CLASSES, Dataset, load_or_build
 from regressors.deal_in import UnseenBaseline, dataset_deal_in
@@ -103,8 +105,14 @@ def load_baselines(directory) -> dict:
 
 # --- evaluation -------------------------------------------------------------------------------
 
-def evaluate(est: Estimators, ds: Dataset, base: dict, cnn=None) -> dict:
-    """Metrics of every estimator on the rows of ``ds`` (which it was not trained on)."""
+# The rows of estimators from a package above this one (``cnn.report``): given the dataset,
+# the baselines and the row builder, a dict of rows on the same decision points.
+ExtraRows = Callable[[Dataset, dict, Callable[..., dict]], dict]
+
+
+def evaluate(est: Estimators, ds: Dataset, base: dict, extra_rows: ExtraRows | None = None) -> dict:
+    """Metrics of every estimator on the rows of ``ds`` (which it was not trained on), and
+    the rows ``extra_rows`` adds."""
     a = ds.arrays
     out: dict[str, dict] = {}
     freq = np.asarray(base["final_rank"]) + 1
@@ -144,8 +152,8 @@ def evaluate(est: Estimators, ds: Dataset, base: dict, cnn=None) -> dict:
     for key, (X, y) in _hazard_rows(a, pt).items():
         if len(y) and key in base:
             out[key] = _entry(models[key].predict_proba(X), y.astype(float), np.full(len(y), base[key]))
-    if cnn is not None:
-        out.update(cnn.evaluate_dataset(ds, base, _entry))
+    if extra_rows is not None:
+        out.update(extra_rows(ds, base, _entry))
     out["_curves"] = {"tenpai": (pt_nr, yt), "deal_in": (p_lose, yd)}
     return out
 
@@ -184,32 +192,25 @@ def format_table(res: dict) -> str:
     return "\n".join(lines)
 
 
-@reports_errors
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m regressors.report", description=__doc__,
+def report_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The options of a held-out report (records, models, cache, plots, JSON)."""
+    ap = argparse.ArgumentParser(prog=prog, description=description,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--records", required=True, nargs="+", help="held-out record glob(s) or paths")
     ap.add_argument("--models", default=str(DEFAULT_DIR), help="LR model directory (default: shipped)")
-    ap.add_argument("--cnn", default=None, help="CNN estimator weights (default: shipped, if any)")
-    ap.add_argument("--no-cnn", action="store_true", help="skip the CNN estimators")
     ap.add_argument("--cache", default=None, help="dataset cache directory")
     ap.add_argument("--plots", default=None, help="directory for calibration PNGs")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def run_report(args: argparse.Namespace, extra_rows: ExtraRows | None = None) -> int:
+    """Evaluate on ``args.records`` and print the table (or JSON); the body of both reports."""
     est = Estimators.load(args.models)
     base = load_baselines(args.models)
     spec = args.records if len(args.records) > 1 else args.records[0]
     ds = load_or_build(spec, args.cache, progress=not args.json)
-    cnn = None
-    if not args.no_cnn:
-        try:
-            from cnn.estimators import CnnEstimators
-
-            cnn = CnnEstimators.load(args.cnn) if args.cnn else CnnEstimators.default()
-        except ModelFileError:
-            if args.cnn:
-                raise
-    res = evaluate(est, ds, base, cnn)
+    res = evaluate(est, ds, base, extra_rows)
     curves = res.pop("_curves")
     if args.plots:
         calibration_plot(curves, Path(args.plots) / "calibration.png")
@@ -218,6 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"{ds.n_games} games\n" + format_table(res))
     return 0
+
+
+@reports_errors
+def main(argv: list[str] | None = None) -> int:
+    return run_report(report_parser("python -m regressors.report", __doc__).parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ PHOENIX = sorted((DATA / "phoenix" / "mjlog").glob("mjx__*.xml"))
 
 @pytest.fixture(scope="module")
 def planes():
-    from cnn.train_estimators import build_planes
+    from cnn.estimator_planes import build_planes
 
     return build_planes(PHOENIX[:2])
 
@@ -118,7 +118,8 @@ def test_shipped_cnn_weights_load():
 
 
 def test_cli_exit_status_on_bad_records(tmp_path, capsys):
-    from cnn.train_estimators import build_planes, main
+    from cnn.estimator_planes import build_planes
+    from cnn.train_estimators import main
 
     assert main(["--records", str(tmp_path / "none*.json"), "--out", str(tmp_path)]) == 2
     empty = tmp_path / "empty.mjson"

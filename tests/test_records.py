@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -247,3 +248,122 @@ def test_read_events_raises_record_error_with_position(tmp_path):
     with pytest.raises(RecordError) as info:
         read_events(bad)
     assert info.value.path == str(bad) and info.value.position == "line 2"
+
+
+# --- malformed events, a batch that goes on, records that cannot be checked --------------------
+
+def _first(events: list[dict], kind: str, n: int = 0) -> dict:
+    return [e for e in events if e["type"] == kind][n]
+
+
+def _without_tehai(e: list[dict]) -> None:
+    _first(e, "start_kyoku")["tehais"].pop()
+
+
+def _next_seat_discards(e: list[dict]) -> None:
+    dahai = _first(e, "dahai", 3)
+    dahai["actor"] = (dahai["actor"] + 1) % 4
+
+
+def _next_seat_draws(e: list[dict]) -> None:
+    tsumo = _first(e, "tsumo", 2)
+    tsumo["actor"] = (tsumo["actor"] + 1) % 4
+
+
+# name -> (mutation of the real record, where it is reported, words of the message). In the
+# mjai file, line 1 is start_game, line 2 the first start_kyoku, line 3 the first draw.
+MALFORMED = {
+    "oya7": (lambda e: _first(e, "start_kyoku").update(oya=7), "line 2", "oya 7 is not an integer in 0..3"),
+    "three_tehais": (_without_tehai, "line 2", "tehais holds 3 starting hands, not 4"),
+    "bakaze_x": (lambda e: _first(e, "start_kyoku").update(bakaze="X"), "line 2", "bakaze 'X'"),
+    "no_scores": (lambda e: _first(e, "start_kyoku").pop("scores"), "line 2", "start_kyoku without 'scores'"),
+    "tsumo_seat7": (lambda e: _first(e, "tsumo").update(actor=7), "line 3", "tsumo actor 7"),
+    "dahai_seat7": (lambda e: _first(e, "dahai").update(actor=7), "line 4", "dahai actor 7"),
+    "dahai_out_of_turn": (_next_seat_discards, "event ", "discards out of turn"),
+    "tsumo_out_of_turn": (_next_seat_draws, "event ", "draws, but the draw is seat"),
+    "no_hands": (lambda e: e.__setitem__(slice(1, -1), []), "event 1", "holds no hand"),
+}
+
+
+def test_each_malformed_file_is_one_error_line_and_the_batch_goes_on(tmp_path, capsys):
+    events = read_events(DATA / "edge_rounds" / "double_ron.json")
+    good = tmp_path / "b_good.mjson"
+    write_mjai(events, good)
+    paths = {}
+    for name, (mutate, _, _) in MALFORMED.items():
+        bad = copy.deepcopy(events)
+        mutate(bad)
+        paths[name] = tmp_path / f"a_{name}.mjson"
+        write_mjai(bad, paths[name])
+    code, lines = _run_check(capsys, sorted([good, *paths.values()]))
+    assert code == 2 and len(lines) == len(MALFORMED) + 1
+    by_file = {line.split(" ", 1)[1].split(":", 1)[0].split(" ", 1)[0]: line for line in lines}
+    assert by_file[str(good)].startswith("OK ")
+    for name, (_, where, words) in MALFORMED.items():
+        line = by_file[str(paths[name])]
+        assert line.startswith(f"ERROR {paths[name]}:{where}") and words in line, line
+
+
+def test_a_malformed_start_kyoku_never_reaches_the_engine_in_a_subprocess(tmp_path):
+    """oya 7 was a Rust panic inside riichienv: now one line and exit 2."""
+    events = read_events(DATA / "edge_rounds" / "double_ron.json")
+    _first(events, "start_kyoku")["oya"] = 7
+    bad = tmp_path / "oya7.mjson"
+    write_mjai(events, bad)
+    proc = _cli("check", str(bad))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "panic" not in proc.stderr
+    assert proc.stdout.splitlines() == [
+        f"ERROR {bad}:line 2: malformed event: start_kyoku oya 7 is not an integer in 0..3"]
+
+
+def test_a_record_without_deltas_is_unverifiable_unless_scores_state_the_outcome(tmp_path, capsys):
+    one_hand = read_events(DATA / "edge_rounds" / "double_ron.json")
+    assert one_hand[-1] == {"type": "end_game"}  # no final scores in a single round
+    for e in one_hand:
+        e.pop("deltas", None)
+    path = tmp_path / "no_deltas.mjson"
+    write_mjai(one_hand, path)
+    code, lines = _run_check(capsys, [path])
+    assert code == 1 and len(lines) == 1
+    assert lines[0].startswith(f"UNVERIFIABLE {path}: ") and "neither the deltas" in lines[0]
+
+    # A whole game keeps its start scores and Tenhou's final scores: every hand is still
+    # checked through them, so a wrong score is still caught without any deltas.
+    game = read_events(DATA / "phoenix" / "mjlog" / "gimite__test.xml")
+    for e in game:
+        e.pop("deltas", None)
+    assert check_events(game).ok
+    _first(game, "start_kyoku", 5)["scores"][0] += 1000
+    assert any("record starts with scores" in m for m in check_events(game).mismatches)
+
+
+def test_convert_to_a_directory_or_a_missing_folder_exits_2_and_writes_nothing(tmp_path, capsys):
+    src = DATA / "edge_rounds" / "double_ron.json"
+    target = tmp_path / "out"
+    target.mkdir()
+    assert main(["convert", str(src), "-o", str(target)]) == 2
+    assert capsys.readouterr().err == f"error: {target}: is a directory; name the file to write\n"
+    missing = tmp_path / "no" / "such" / "x.mjson"
+    assert main(["convert", str(src), "-o", str(missing)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {missing}: folder ")
+    assert not (tmp_path / "no").exists() and list(target.iterdir()) == []
+
+
+def test_convert_keeps_the_old_output_when_the_input_or_the_write_fails(tmp_path, capsys, monkeypatch):
+    src = DATA / "edge_rounds" / "double_ron.json"
+    out = tmp_path / "game.mjson"
+    assert main(["convert", str(src), "-o", str(out)]) == 0
+    before = out.read_bytes()
+    bad = tmp_path / "bad.mjson"
+    text, n = re.subn(r'"oya":\d', '"oya":7', before.decode(), count=1)
+    assert n == 1
+    bad.write_text(text)
+    assert main(["convert", str(bad), "-o", str(out)]) == 2
+    assert out.read_bytes() == before
+
+    def full_disk(*args):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr("game.records.mjai.os.replace", full_disk)
+    assert main(["convert", str(DATA / "phoenix" / "mjlog" / "gimite__test.xml"), "-o", str(out)]) == 2
+    assert capsys.readouterr().err.endswith(f"error: {out}: cannot write: No space left on device\n")
+    assert out.read_bytes() == before and sorted(tmp_path.iterdir()) == [bad, out]

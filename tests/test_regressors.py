@@ -392,8 +392,9 @@ def test_train_and_report_clis(tmp_path, capsys):
                        "--quiet"]) == 0
     capsys.readouterr()
     assert report.main(["--records", str(PHOENIX[5]), "--models", str(tmp_path / "m"), "--json",
-                        "--no-cnn", "--cache", str(tmp_path / "c")]) == 0
+                        "--cache", str(tmp_path / "c")]) == 0
     res = json.loads(capsys.readouterr().out)
+    assert not any(name.endswith("_cnn") for name in res)  # the CNN rows are cnn.report's
     for name in ("final_rank", "tenpai", "deal_in", "hand_end", "horizon", "win_value"):
         assert {"log_loss", "baseline_log_loss", "brier", "auc"} <= set(res[name])
     assert res["final_rank"]["auc"] is None and 0.5 <= res["tenpai"]["auc"] <= 1
@@ -402,3 +403,19 @@ def test_train_and_report_clis(tmp_path, capsys):
     bad.write_text("<mjloggm ver='2.3'><INIT seed='0,0,0,1,2,3' ")
     assert report.main(["--records", str(bad), "--models", str(tmp_path / "m")]) == 2
     assert "bad.xml" in capsys.readouterr().err
+
+    # cnn.report: the same LR rows, and the CNN's rows on the same decision points against
+    # the same baselines (the CNN planes are built apart from the LR dataset).
+    from cnn import report as cnn_report
+
+    assert cnn_report.main(["--records", str(PHOENIX[5]), "--models", str(tmp_path / "m"), "--json",
+                            "--cache", str(tmp_path / "c")]) == 0
+    both = json.loads(capsys.readouterr().out)
+    assert {k: v for k, v in both.items() if not k.endswith("_cnn")} == res
+    for name in ("tenpai", "deal_in"):
+        cnn_row, lr_row = both[name + "_cnn"], res[name]
+        assert cnn_row["n"] == lr_row["n"] > 0
+        assert cnn_row["baseline_log_loss"] == pytest.approx(lr_row["baseline_log_loss"])
+    assert cnn_report.main(["--records", str(PHOENIX[5]), "--models", str(tmp_path / "m"),
+                            "--cnn", str(tmp_path / "none.pt")]) == 2
+    assert "none" in capsys.readouterr().err

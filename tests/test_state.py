@@ -362,3 +362,47 @@ def test_impossible_events_raise_record_error_with_the_index(events, message):
     with pytest.raises(RecordError, match=message) as info:
         _feed(state, events)
     assert info.value.position == f"event {2 + len(events) - 1}"
+
+
+def _start(**changes) -> dict:
+    start = _kyoku(TENPAI)[1]
+    start.update(changes)
+    return {k: v for k, v in start.items() if v is not None}
+
+
+@pytest.mark.parametrize("event, message", [
+    (_start(oya=7), "start_kyoku oya 7 is not an integer in 0..3"),
+    (_start(bakaze="X"), "start_kyoku bakaze 'X' is not one of E S W N"),
+    (_start(scores=None), "start_kyoku without 'scores'"),
+    (_start(tehais=_start()["tehais"][:3]), "start_kyoku tehais holds 3 starting hands, not 4"),
+    (_start(tehais=[TENPAI[:12]] + _start()["tehais"][1:]), "start_kyoku tehais of seat 0: .* is not a list of 13 tiles"),
+    (_start(kyoku="1"), "start_kyoku kyoku '1' is not an integer in 1..4"),
+    (_start(scores=[25000, 25000, 25000, 25000.5]), "start_kyoku scores .* is not four integer point counts"),
+    ({"type": "tsumo", "actor": 7, "pai": "C"}, "tsumo actor 7 is not an integer in 0..3"),
+    ({"type": "tsumo", "actor": True, "pai": "C"}, "tsumo actor True"),
+    ({"type": "tsumo", "pai": "C"}, "tsumo without 'actor'"),
+    ({"type": "tsumo", "actor": 0, "pai": ["C"]}, r"tsumo pai \['C'\] is an unknown tile"),
+    ({"type": "chi", "actor": 1, "target": 0, "pai": "5p", "consumed": "34p"}, "chi consumed"),
+    ({"type": "hora", "actor": 0, "target": 0, "deltas": [1, 2, 3]}, "hora deltas"),
+    (["tsumo"], r"\['tsumo'\] is not a JSON object"),
+])
+def test_malformed_fields_are_record_errors_before_any_handler_runs(event, message):
+    state = TableState(0)
+    state.update({"type": "start_game"})
+    before = state.n_events
+    with pytest.raises(RecordError, match="malformed event: " + message) as info:
+        state.update(event)
+    assert info.value.position == f"event {before}" and state.n_events == before
+
+
+def test_a_bug_inside_a_handler_is_not_reported_as_bad_input(monkeypatch):
+    """Only the field check speaks for bad input: an exception of our own code passes through."""
+    import game.state as state_module
+
+    def broken(self, event):
+        return {}["no such key"]
+    monkeypatch.setitem(state_module._HANDLERS, "tsumo", broken)
+    state = TableState(0)
+    _feed(state, _kyoku(TENPAI))
+    with pytest.raises(KeyError):
+        state.update({"type": "tsumo", "actor": 0, "pai": "C"})

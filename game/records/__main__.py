@@ -3,15 +3,18 @@
     python -m game.records convert IN -o OUT          # any format in, mjai JSONL out (.gz ok)
     python -m game.records check FILE [FILE ...]      # replay through riichienv, compare scores
 
-``check`` prints one line per file (``OK`` or ``MISMATCH`` with where) and exits 0 only if
-every file agrees, 1 if some disagree, 2 (one line naming file and position) if a file is
-malformed.
+``check`` prints one line per file: ``OK``, ``MISMATCH`` (the engine disagrees with the
+record; where), ``UNVERIFIABLE`` (the record does not state what would be compared) or
+``ERROR`` (a malformed file: file and position), and goes on with the next file. Exit
+status: 0 if every file is OK, 1 if some are MISMATCH or UNVERIFIABLE, 2 if some are
+malformed (or no file matches). ``convert`` writes its output whole or not at all.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
+from game.cli import reports_errors
 from game.errors import MahjongError
 
 
@@ -28,33 +31,26 @@ def _parser() -> argparse.ArgumentParser:
         "check", help="replay records through riichienv and compare every hand's score "
                       "changes and the final scores with the record's own")
     check.add_argument("files", nargs="+", help="record files, directories or glob patterns")
-    check.add_argument("-q", "--quiet", action="store_true", help="print only mismatches/errors")
+    check.add_argument("-q", "--quiet", action="store_true",
+                       help="print only the files that are not OK")
     return parser
 
 
+@reports_errors
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from game import records
     from game.records import check as checker
 
     if args.command == "convert":
-        try:
-            records.write_mjai(records.read_events(args.input), args.output)
-        except MahjongError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+        records.write_mjai(records.read_events(args.input), args.output)
         return 0
-    try:
-        files = records.iter_record_files(args.files)
-    except MahjongError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    files = records.iter_record_files(args.files)
     status = 0
-    progress = _progress(files)
-    for path in progress:
+    for path in _progress(files):
         try:
             line, result = checker.check_file(path)
-        except MahjongError as exc:
+        except MahjongError as exc:  # one bad file is reported; the batch goes on
             print(f"ERROR {exc}", flush=True)
             status = 2
             continue

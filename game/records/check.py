@@ -29,6 +29,7 @@ import riichienv
 
 from game import tiles
 from game.errors import RecordError, TileError
+from game.records.events import event_problem
 
 _A = riichienv.ActionType
 _KANS = ("ankan", "daiminkan", "kakan")
@@ -45,15 +46,21 @@ _FIRST_DRAW = 52
 
 @dataclass
 class CheckResult:
-    """The outcome of :func:`check_events`: ``ok`` and, if not, where it first went wrong."""
+    """The outcome of :func:`check_events`: ``ok`` and, if not, where it first went wrong
+    (``mismatches``) or what the record does not state (``unverifiable``)."""
 
     ok: bool = True
     hands: int = 0
     mismatches: list[str] = field(default_factory=list)
+    unverifiable: list[str] = field(default_factory=list)
 
     def add(self, message: str) -> None:
         self.ok = False
         self.mismatches.append(message)
+
+    def cannot_check(self, message: str) -> None:
+        self.ok = False
+        self.unverifiable.append(message)
 
 
 def kyoku_label(start: dict) -> str:
@@ -260,6 +267,56 @@ def _hand_over(env, log_start: int) -> bool:
     return any(e["type"] == "end_kyoku" for e in env.mjai_log[log_start:]) or env.done()
 
 
+# --- the record's own order of play --------------------------------------------------------
+
+_DOES = {"dahai": "discards", "reach": "declares riichi", "ankan": "declares an ankan",
+         "kakan": "declares a kakan"}
+
+
+def check_turns(kyoku: list[dict], offset: int = 0) -> None:
+    """Raise :class:`RecordError` at the first event of a hand that no game can hold: a draw
+    by a seat whose turn it is not, a discard, riichi or kan by a seat that neither drew nor
+    called, a call of a tile that was not just discarded.
+
+    These are faults of the record itself, so they are malformed input, not a disagreement
+    with the engine; which tiles may be played is left to the engine.
+    """
+    drawer = kyoku[0]["oya"]            # the seat whose draw comes next
+    holder: int | None = None           # the seat that drew or called and must discard
+    offered: int | None = None          # the seat whose discard may be called now
+    for i, event in enumerate(kyoku[1:], offset + 1):
+        kind = event["type"]
+        actor = event.get("actor")
+        problem = ""
+        if kind == "tsumo":
+            if holder is not None:
+                problem = f"seat {actor} draws while seat {holder} must discard"
+            elif actor != drawer:
+                problem = f"seat {actor} draws, but the draw is seat {drawer}'s"
+            holder, offered = actor, None
+        elif kind in ("dahai", "reach", "ankan", "kakan"):
+            if actor != holder:
+                problem = (f"seat {actor} {_DOES[kind]} out of turn ("
+                           + (f"seat {holder} must discard)" if holder is not None
+                              else "no seat has drawn)"))
+            elif kind != "reach":
+                # After a kan its own rinshan draw comes next; a kakan is open to chankan.
+                holder, drawer = None, actor if kind != "dahai" else (actor + 1) % 4
+                offered = None if kind == "ankan" else actor
+        elif kind in ("chi", "pon", "daiminkan"):
+            target = event["target"]
+            if holder is not None or offered != target or target == actor:
+                problem = f"seat {actor} calls a tile that seat {target} did not just discard"
+            elif kind == "chi" and (actor - target) % 4 != 1:
+                problem = f"seat {actor} calls chi from seat {target}, not the seat on its left"
+            holder, offered = (None, None) if kind == "daiminkan" else (actor, None)
+            drawer = actor
+        elif kind in ("hora", "ryukyoku"):
+            return  # play is over; the engine judges the result
+        if problem:
+            raise RecordError(problem, position=f"event {i}")
+
+
 # --- comparing a whole record -------------------------------------------------------------
 
 def _results(events: list[dict]) -> list[dict]:
@@ -348,10 +405,12 @@ def _record_inconsistency(record: list[dict]) -> str:
 
 
 def check_file(path) -> tuple[str, CheckResult]:
-    """Read any record file and check it: ``("OK ..." / "MISMATCH ...", result)``.
+    """Read any record file and check it: ``("OK ..." / "MISMATCH ..." / "UNVERIFIABLE ...",
+    result)``.
 
-    Raises :class:`RecordError` for a malformed file (also for tiles that cannot form a
-    physical set, such as a fifth copy), naming file and position.
+    Raises :class:`RecordError` for a malformed file (a malformed event, no hand, an
+    impossible order of play, tiles that cannot form a physical set such as a fifth copy),
+    naming file and position.
     """
     from game.records import read_events  # the package imports this module's siblings
 
@@ -363,8 +422,10 @@ def check_file(path) -> tuple[str, CheckResult]:
                           path=str(path), position=exc.position) from None
     if result.ok:
         return f"OK {path} ({result.hands} hands)", result
-    more = f" (+{len(result.mismatches) - 1} more)" if len(result.mismatches) > 1 else ""
-    return f"MISMATCH {path}: {result.mismatches[0]}{more}", result
+    status, problems = (("MISMATCH", result.mismatches) if result.mismatches
+                        else ("UNVERIFIABLE", result.unverifiable))
+    more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{status} {path}: {problems[0]}{more}", result
 
 
 def check_events(events: list[dict], *, game_mode: int = 2) -> CheckResult:
@@ -374,10 +435,22 @@ def check_events(events: list[dict], *, game_mode: int = 2) -> CheckResult:
     decides the engine's end-of-game handling, which the per-hand checks do not depend on.
     See the module docstring for exactly what is compared.
     """
+    # Everything the engine is handed is checked first: a malformed field would reach it as
+    # a Rust panic (a dealer of 7) or stop the replay with an exception of ours.
+    for i, event in enumerate(events):
+        problem = event_problem(event)
+        if problem is not None:
+            raise RecordError(f"malformed event: {problem}", position=f"event {i}")
+    kyokus = split_kyokus(events)
+    if not kyokus:
+        raise RecordError("the record holds no hand (no start_kyoku ... end_kyoku)",
+                          position=f"event {len(events) - 1}")
+    for offset, kyoku in kyokus:
+        check_turns(kyoku, offset)
     result = CheckResult()
     env = riichienv.RiichiEnv(game_mode=game_mode, rule=_engine_rule())
     engine_scores: list[int] | None = None
-    for offset, kyoku in split_kyokus(events):
+    for offset, kyoku in kyokus:
         start = kyoku[0]
         label = kyoku_label(start)
         if engine_scores is not None and list(start["scores"]) != engine_scores:
@@ -392,8 +465,13 @@ def check_events(events: list[dict], *, game_mode: int = 2) -> CheckResult:
         result.hands += 1
         engine_scores = _engine_scores_after(scores, log)
     final = next((e.get("scores") for e in reversed(events) if e.get("type") == "end_game"), None)
-    if final is not None and engine_scores is not None:
-        last_sticks = _sticks_left(events)
+    offset, last = kyokus[-1]
+    if final is None and any(e.get("deltas") is None for e in _results(last)):
+        # Every other hand is checked through the scores the next hand starts with.
+        result.cannot_check(f"{kyoku_label(last[0])} (event {offset}): the record states "
+                            f"neither the deltas of the last hand nor final scores")
+    if final is not None:
+        last_sticks = _sticks_left(last)
         closing = _award_sticks(engine_scores, last_sticks)
         if list(final) != closing:
             result.add(f"end_game: final scores record {list(final)} engine {closing}")
@@ -410,12 +488,8 @@ def _engine_scores_after(scores: list[int], log: list[dict]) -> list[int]:
     return out
 
 
-def _sticks_left(events: list[dict]) -> int:
+def _sticks_left(last: list[dict]) -> int:
     """Riichi sticks left on the table after the last hand (Tenhou gives them to the top)."""
-    kyokus = split_kyokus(events)
-    if not kyokus:
-        return 0
-    _, last = kyokus[-1]
     sticks = last[0]["kyotaku"] + sum(1 for e in last if e.get("type") == "reach_accepted")
     return 0 if any(e.get("type") == "hora" for e in last) else sticks
 

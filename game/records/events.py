@@ -13,7 +13,8 @@ kakan is robbed); a pending open-kan dora is shown at once when a further kan is
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from game import tiles
 
@@ -66,3 +67,152 @@ def ryukyoku(*, reason: str, deltas: list[int], actor: int | None = None) -> dic
     if actor is not None:
         event["actor"] = actor
     return event
+
+
+# --- the fields of each event type -------------------------------------------------------
+
+_TILE_NAMES = frozenset(tiles.KIND_NAMES) | {f"5{s}r" for s in tiles.SUITS} | {tiles.UNKNOWN}
+_MISSING = object()
+# Far beyond any game (a Tenhou game moves ~10^5 points), well inside the engine's 32-bit
+# scores; honba and riichi sticks are bytes in the engine.
+_POINTS_LIMIT = 10_000_000
+
+
+def _int_in(lo: int, hi: int) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        if type(value) is not int or not lo <= value <= hi:
+            return f"{value!r} is not an integer in {lo}..{hi}"
+        return None
+    return check
+
+
+_seat = _int_in(0, 3)
+_count = _int_in(0, 255)
+
+
+def _tile(value: Any) -> str | None:
+    # ``type(...) is str`` first: an unhashable value must not reach the set lookup.
+    if type(value) is not str or value not in _TILE_NAMES:
+        return f"{value!r} is an unknown tile"
+    return None
+
+
+def _tile_list(n: int | None) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        if type(value) is not list or (n is not None and len(value) != n):
+            return f"{value!r} is not a list of {n if n is not None else 'any number of'} tiles"
+        for name in value:
+            if _tile(name):
+                return f"holds {name!r}, an unknown tile"
+        return None
+    return check
+
+
+def _points(value: Any) -> str | None:
+    if (type(value) is not list or len(value) != 4
+            or any(type(p) is not int or abs(p) >= _POINTS_LIMIT for p in value)):
+        return f"{value!r} is not four integer point counts"
+    return None
+
+
+def _wind(value: Any) -> str | None:
+    return None if type(value) is str and value in WINDS else f"{value!r} is not one of E S W N"
+
+
+_hand = _tile_list(13)
+
+
+def _tehais(value: Any) -> str | None:
+    if type(value) is not list:
+        return f"{_short(value)} is not a list of four starting hands"
+    if len(value) != 4:
+        return f"holds {len(value)} starting hands, not 4"
+    for seat, hand in enumerate(value):
+        problem = _hand(hand)
+        if problem:
+            return f"of seat {seat}: {problem}"
+    return None
+
+
+def _flag(value: Any) -> str | None:
+    return None if type(value) is bool else f"{value!r} is not true or false"
+
+
+def _text(value: Any) -> str | None:
+    return None if type(value) is str else f"{value!r} is not a string"
+
+
+def _id(value: Any) -> str | None:
+    return None if type(value) in (int, str) else f"{value!r} is neither an integer nor a string"
+
+
+def _names(value: Any) -> str | None:
+    if type(value) is not list or len(value) != 4 or not all(type(n) is str for n in value):
+        return f"{_short(value)} is not four player names"
+    return None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# type -> (field, check, required). Optional fields may also be null. Fields not listed
+# (``meta``, ``han``, ``yaku``, ...) are free: no reader or consumer relies on them.
+_FIELDS: dict[str, tuple[tuple[str, Callable[[Any], str | None], bool], ...]] = {
+    "start_game": (("names", _names, False), ("id", _id, False)),
+    "start_kyoku": (("bakaze", _wind, True), ("dora_marker", _tile, True),
+                    ("kyoku", _int_in(1, 4), True), ("honba", _count, True),
+                    ("kyotaku", _count, True), ("oya", _seat, True), ("scores", _points, True),
+                    ("tehais", _tehais, True)),
+    "tsumo": (("actor", _seat, True), ("pai", _tile, True)),
+    "dahai": (("actor", _seat, True), ("pai", _tile, True), ("tsumogiri", _flag, False)),
+    "chi": (("actor", _seat, True), ("target", _seat, True), ("pai", _tile, True),
+            ("consumed", _tile_list(2), True)),
+    "pon": (("actor", _seat, True), ("target", _seat, True), ("pai", _tile, True),
+            ("consumed", _tile_list(2), True)),
+    "daiminkan": (("actor", _seat, True), ("target", _seat, True), ("pai", _tile, True),
+                  ("consumed", _tile_list(3), True)),
+    "kakan": (("actor", _seat, True), ("pai", _tile, True), ("consumed", _tile_list(3), False)),
+    "ankan": (("actor", _seat, True), ("consumed", _tile_list(4), True)),
+    "dora": (("dora_marker", _tile, True),),
+    "reach": (("actor", _seat, True),),
+    "reach_accepted": (("actor", _seat, True), ("deltas", _points, False),
+                       ("scores", _points, False)),
+    "hora": (("actor", _seat, True), ("target", _seat, False), ("pai", _tile, False),
+             ("deltas", _points, False), ("ura_markers", _tile_list(None), False),
+             ("scores", _points, False)),
+    "ryukyoku": (("actor", _seat, False), ("deltas", _points, False), ("reason", _text, False),
+                 ("scores", _points, False)),
+    "end_kyoku": (),
+    "end_game": (("scores", _points, False),),
+    "none": (),
+}
+EVENT_TYPES = frozenset(_FIELDS)
+
+
+def event_problem(event: Any) -> str | None:
+    """What makes ``event`` no event of the canonical dialect, or None when its fields are
+    well formed: a known ``type``, every required field, seats in 0..3, tile names (``?``
+    for a hidden tile), four 13-tile starting hands, four integer scores or deltas.
+
+    Callers raise :class:`~game.errors.RecordError` with the message and their position;
+    whether the event can happen where it stands (turn order, tiles in hand) is the table
+    state's and the engine's question.
+    """
+    if type(event) is not dict:
+        return f"{_short(event)} is not a JSON object"
+    kind = event.get("type")
+    fields = _FIELDS.get(kind) if type(kind) is str else None
+    if fields is None:
+        return f"unknown mjai event type {_short(kind)}"
+    for key, check, required in fields:
+        value = event.get(key, _MISSING)
+        if value is _MISSING or value is None:
+            if required:
+                return f"{kind} without {key!r}"
+            continue
+        problem = check(value)
+        if problem:
+            return f"{kind} {key} {problem}"
+    return None

@@ -3,23 +3,19 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
-from game import tiles
-from game.errors import RecordError, TileError
-
-_TILE_FIELDS = ("pai", "dora_marker")
-_TILE_LISTS = ("consumed", "ura_markers")
-_KNOWN = {"start_game", "start_kyoku", "tsumo", "dahai", "chi", "pon", "daiminkan", "kakan",
-          "ankan", "dora", "reach", "reach_accepted", "hora", "ryukyoku", "end_kyoku",
-          "end_game", "none"}
+from game.errors import OutputError, RecordError
+from game.records.events import event_problem
 
 
 def read_mjai(text: str, path: str | None = None) -> list[dict]:
-    """Events of an mjai JSONL text; every tile name is checked (``?`` allowed for hidden).
+    """Events of an mjai JSONL text, each checked field by field (``event_problem``: seats,
+    tile names with ``?`` for hidden, starting hands, scores).
 
-    Raises :class:`RecordError` naming the line for malformed JSON, an event without a known
-    ``type``, an unknown tile, and a record that stops before ``end_game`` (truncated).
+    Raises :class:`RecordError` naming the line for malformed JSON, an event with an unknown
+    ``type`` or a malformed field, and a record that stops before ``end_game`` (truncated).
     """
     events: list[dict] = []
     last_line = 0
@@ -31,13 +27,9 @@ def read_mjai(text: str, path: str | None = None) -> list[dict]:
             event = json.loads(line)
         except json.JSONDecodeError as exc:
             raise RecordError(f"malformed JSON ({exc.msg})", path=path, position=f"line {n}") from None
-        if not isinstance(event, dict) or event.get("type") not in _KNOWN:
-            raise RecordError("not an mjai event (missing or unknown 'type')", path=path,
-                              position=f"line {n}")
-        try:
-            _check_tiles(event)
-        except TileError as exc:
-            raise RecordError(str(exc), path=path, position=f"line {n}") from None
+        problem = event_problem(event)
+        if problem is not None:
+            raise RecordError(f"malformed event: {problem}", path=path, position=f"line {n}")
         events.append(event)
     if not events or events[-1]["type"] != "end_game":
         raise RecordError("record stops before end_game (truncated?)", path=path,
@@ -45,28 +37,31 @@ def read_mjai(text: str, path: str | None = None) -> list[dict]:
     return events
 
 
-def _check_tiles(event: dict) -> None:
-    for key in _TILE_FIELDS:
-        if key in event:
-            _tile(event[key])
-    for key in _TILE_LISTS:
-        for name in event.get(key) or ():
-            _tile(name)
-    for hand in event.get("tehais") or ():
-        for name in hand:
-            _tile(name)
-
-
-def _tile(name) -> None:
-    if name != tiles.UNKNOWN:
-        tiles.mjai_to_kind(name)
-
-
 def write_mjai(events: list[dict], path: str | Path) -> None:
-    """Write events as mjai JSONL, gzip-compressed when the name ends in ``.gz``."""
+    """Write events as mjai JSONL, gzip-compressed when the name ends in ``.gz``.
+
+    The file appears whole or not at all (a temp file beside it, then a rename), so an
+    interrupted write never leaves half a record. Raises :class:`OutputError` when ``path``
+    is a directory, its folder does not exist or it cannot be written.
+    """
     path = Path(path)
+    if path.is_dir():
+        raise OutputError("is a directory; name the file to write", path=str(path))
+    if not path.parent.is_dir():
+        raise OutputError(f"folder {str(path.parent)!r} does not exist", path=str(path))
     text = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
     data = text.encode("utf-8")
     if path.name.endswith(".gz"):
         data = gzip.compress(data, mtime=0)
-    path.write_bytes(data)
+    # A hidden temp name in the same folder: the rename is atomic, and the file gets the
+    # ordinary permissions (mkstemp would make it private).
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        try:
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise OutputError(f"cannot write: {exc.strerror or exc}", path=str(path)) from None
