@@ -361,3 +361,48 @@ def test_a_yakuhai_pon_at_three_shanten_is_valued_and_taken(est):
     assert choice["type"] == "pon", agent.explain()
     win = OUTCOMES.index("win")
     assert agent.last_endings[0][win] > agent.last_endings[1][win]
+
+
+def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
+    """With ``tie``, a far hand's discard is the efficiency agent's choice among the discards
+    valued within ``tie`` of the best; hands of 0-1 shanten keep the plain argmax."""
+    from pathlib import Path
+
+    from game.decisions import iter_decisions
+    from game.records import read_events
+    from game.state import seat_view
+    from search.shanten import shanten
+
+    record = read_events(sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
+                                 / "mjlog").glob("mjlog2json__*.xml"))[0])
+    seat, tie = 2, 1e-3
+    agent, eff = MdpAgent(estimators=est, hanchan=True, tie=tie), EfficiencyAgent()
+    agent.start_game(seat)
+    eff.start_game(seat)
+    fed, far, near_ones = 0, 0, 0
+    for d in iter_decisions(record, seats=[seat]):
+        for e in record[fed:d.index + 1]:
+            agent.observe(seat_view(e, seat))
+            eff.observe(seat_view(e, seat))
+        fed = d.index + 1
+        threats = any(d.state.riichi[p] or len(d.state.melds[p]) >= 3 for p in range(4) if p != seat)
+        if (not any(a["type"] == "dahai" for a in d.legal) or agent.method(d.state, d.legal) != "method1"
+                or threats or find_reach(d.legal)):
+            continue
+        choice = agent.act(d.legal)
+        valued = [(a, v) for a, v in agent.last_values if a["type"] == "dahai" and v is not None]
+        top = max(v for _, v in valued)
+        near = [a for a, v in valued if v >= top - tie]
+        if shanten(np.asarray(d.state.hand, np.uint8)) >= 2:
+            far += 1
+            assert choice in near
+            if len(near) > 1:
+                near_ones += 1
+                assert mjai_to_kind(choice["pai"]) == mjai_to_kind(eff.act(near)["pai"])
+        else:
+            assert dict(choice, tsumogiri=None) in [dict(a, tsumogiri=None) for a, v in valued if v == top]
+    assert far > 20 and near_ones > 5
+
+
+def find_reach(legal: list[dict]) -> bool:
+    return any(a["type"] == "reach" for a in legal)
