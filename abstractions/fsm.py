@@ -11,7 +11,8 @@ in this run; otherwise it ends by another player's win with the constant probabi
   lose probability Eq. 14 and lose-conditional value Eq. 15. It is exact when ``T >= N0`` under
   the natural condition ``U_L <= U_O``; otherwise it is the spec's cheap approximation.
 * :func:`fsm_stop_values` evaluates the closed form for many hands and every horizon at once
-  (numba): the fold payoff ``a_stop`` of PSM (spec 9.2 A1).
+  (numba): the fold payoff ``a_stop`` of PSM (spec 9.2 A1), with the deal-in chances of the
+  turns the fold would be played in (``lose_growth``) when PSM's own discards grow them.
 """
 from __future__ import annotations
 
@@ -73,23 +74,60 @@ def _sequence_values(h, order, p_lose, u_lose, p, u_other, u_end, out_v, out_pl,
 
 
 @numba.njit(cache=True)
-def fsm_stop_values(hands, p_lose, u_lose, p, u_other, u_end, T):
+def _grown_value(h, order, p_lose, u_lose, p, u_other, u_end, g, n_start, N):
+    """Value of the first ``N`` discards of ``order`` made from turn ``n_start`` on, the
+    ``i``-th one's deal-in chance grown by ``g[n_start + i]``, then ``u_end``."""
+    if N == 0:
+        return u_end
+    sigma = 1.0
+    value = 0.0
+    i = 0
+    for j in range(order.shape[0]):
+        t = order[j]
+        for c in range(h[t]):
+            lam = p_lose[t] * g[n_start + i] if c == 0 else 0.0
+            value += sigma * lam * u_lose[t]
+            i += 1
+            if i == N:
+                return value + sigma * (1.0 - lam) * u_end
+            value += sigma * (1.0 - lam) * p * u_other
+            sigma *= (1.0 - lam) * (1.0 - p)
+    return value
+
+
+@numba.njit(cache=True)
+def fsm_stop_values(hands, p_lose, u_lose, p, u_other, u_end, T, g):
     """Closed-form fold value of each hand for every horizon ``k = 0..T`` -> (n, T+1).
 
-    Column ``k`` uses ``N = min(k, N0)`` discards; column 0 is ``u_end``.
+    Column ``k`` uses ``N = min(k, N0)`` discards; column 0 is ``u_end``. ``g`` (T numbers,
+    ``MDPParams.lose_growth``): a fold with ``k`` discards left starts at turn ``T - k``, and
+    its ``i``-th discard is ronned with ``P_L(t) g[T - k + i]`` (the opponents are as near
+    tenpai then as PSM's own discards assume); Eq. 12's order is kept from ``P_L``, which a
+    common growth factor hardly moves. All ones: Eq. 13 exactly.
     """
     n = hands.shape[0]
     out = np.empty((n, T + 1))
     v = np.empty(64)
     pl = np.empty(64)
     al = np.empty(64)
+    flat = True
+    for i in range(T):
+        if g[i] != 1.0:
+            flat = False
     for s in range(n):
         h = hands[s]
         order = _order(h, p_lose, u_lose, p, u_other)
-        n0 = _sequence_values(h, order, p_lose, u_lose, p, u_other, u_end, v, pl, al)
         out[s, 0] = u_end
-        for k in range(1, T + 1):
-            out[s, k] = v[min(k, n0)]
+        if flat:
+            n0 = _sequence_values(h, order, p_lose, u_lose, p, u_other, u_end, v, pl, al)
+            for k in range(1, T + 1):
+                out[s, k] = v[min(k, n0)]
+        else:
+            n0 = 0
+            for t in range(h.shape[0]):
+                n0 += h[t]
+            for k in range(1, T + 1):
+                out[s, k] = _grown_value(h, order, p_lose, u_lose, p, u_other, u_end, g, T - k, min(k, n0))
     return out
 
 

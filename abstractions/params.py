@@ -99,6 +99,9 @@ class MDPParams:
         Win payoffs (a constant, or a callable such as the scorer + rank model).
     fsm_p, fold : float, bool
         FSM's constant other-win probability (spec A2) and whether PSM may fold (A1).
+    fold_growth : bool
+        A fold's discards are ronned with the grown chances ``p_lose * lose_growth[n]`` of the
+        turns they are made in, as PSM's own discards (False: ``p_lose``, today's dangers).
     u_end : float, optional
         FSM's end payoff ``U_E``; default ``u_nw``.
     tsumo_forced : bool
@@ -138,6 +141,7 @@ class MDPParams:
     payoff: Payoff | float = 1.0
     fsm_p: float = 0.1
     fold: bool = True
+    fold_growth: bool = False
     u_end: float | None = None
     tsumo_forced: bool = False
     riichi: RiichiParams | None = None
@@ -186,7 +190,7 @@ class MDPParams:
         return MDPParams(T=T, p_lose=pl, u_lose=_vec(self.u_lose, 34, "u_lose"), p_other=po,
                          u_other=float(self.u_other), p_end=pe, lose_growth=gl, u_tw=float(self.u_tw),
                          u_nw=float(self.u_nw), p_disc=pd, ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
-                         fsm_p=float(self.fsm_p), fold=bool(self.fold),
+                         fsm_p=float(self.fsm_p), fold=bool(self.fold), fold_growth=bool(self.fold_growth),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
                          p_chi=float(self.p_chi), discards_per_turn=int(self.discards_per_turn),

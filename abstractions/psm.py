@@ -11,6 +11,8 @@ reduced hand graph.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from abstractions._solve import RootValues, locked, run
 from abstractions.fsm import fsm_stop_values
 from abstractions.params import MDPParams
@@ -31,5 +33,6 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
     g = locked(graph) if riichi else graph
     v_stop = None
     if p.fold and not riichi:
-        v_stop = fsm_stop_values(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end, p.T)
+        growth = p.lose_growth if p.fold_growth else np.ones(p.T)
+        v_stop = fsm_stop_values(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end, p.T, growth)
     return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track)

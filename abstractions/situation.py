@@ -375,7 +375,9 @@ class TableModel:
     projected tenpai says (else at today's rates all hand long). ``three_discards``: the
     three opponents' discards between our turns, each a chance of ron and pon, chi on the
     left player's (else one discard a turn with chi weighted by 1/3: a third of the ron and
-    pon chances).
+    pon chances). ``rising_fold``: a fold's discards deal in at the grown chances of the turns
+    they are made in (else at today's: early, when nobody is near tenpai, a later fold looked
+    free, and the planner pushed hands it could not safely abandon).
     """
 
     full_horizon: bool = True
@@ -384,10 +386,11 @@ class TableModel:
     furiten: bool = True
     rising_deal_in: bool = True
     three_discards: bool = True
+    rising_fold: bool = True
 
 
 #: The first player's model (every fix off).
-FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False)
+FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False, False)
 
 
 def hazard_turns(t_max: int) -> np.ndarray:
@@ -482,7 +485,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
                        p_end=p_end,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten, payoff=payoff,
-                       fsm_p=fsm_p, riichi=riichi, calls=True, discards_per_turn=3 if model.three_discards else 1,
+                       fsm_p=fsm_p, fold_growth=model.rising_fold, riichi=riichi, calls=True,
+                       discards_per_turn=3 if model.three_discards else 1,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)
     return Situation(params=params, table=table, estimates=estimates, t_max=t_max, payoff=payoff, root_melds=melds)
 

@@ -65,8 +65,13 @@ class Brute:
                 vr += p.p_disc[u] * max(opts)
         cont = p.p_other[n] * p.u_other + (1 - p.p_other[n]) * (p.p_end[n] * self.uw(h) + (1 - p.p_end[n]) * vr)
         if self.fold:
-            stop = fsm_closed_form(np.array(h), p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other,
-                                   u_end=p.u_end, T=p.T - n).value
+            # the FSM order (Eq. 12), played from turn n with the deal-in chances of its turns
+            order = fsm_closed_form(np.array(h), p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other,
+                                    u_end=p.u_end, T=p.T - n).order
+            seq = [t for t in order for _ in range(h[t])]
+            growth = p.lose_growth[n:] if p.fold_growth else np.ones(p.T - n)
+            stop = _fsm_sequence_value(seq, h, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end,
+                                       min(p.T - n, len(seq)), growth)
             return max(cont, stop)
         return cont
 
@@ -141,11 +146,13 @@ def _setup(text, un, T, d, seed):
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
-@pytest.mark.parametrize("fold,furiten", [(True, False), (False, False), (True, True)])
-def test_psm_equals_brute_force(case, fold, furiten):
+@pytest.mark.parametrize("fold,furiten,fold_growth", [(True, False, False), (False, False, False),
+                                                     (True, True, False), (True, False, True)])
+def test_psm_equals_brute_force(case, fold, furiten, fold_growth):
     h, unseen, g, members, p = _setup(*CASES[case], seed=case)
     p.fold = fold
     p.furiten = furiten
+    p.fold_growth = fold_growth
     res = solve_psm(g, p)
     bf = Brute(h, unseen, p, members=members, fold=fold)
     if h.sum() % 3 == 2:
@@ -223,11 +230,12 @@ def test_riichi_locks_the_hand():
 
 # --- FSM ------------------------------------------------------------------------------
 
-def _fsm_sequence_value(seq, h0, pl, ul, p, uo, ue, N):
-    """Value of discarding ``seq`` in order (Eq. 11 unrolled for a fixed sequence)."""
+def _fsm_sequence_value(seq, h0, pl, ul, p, uo, ue, N, growth=None):
+    """Value of discarding ``seq`` in order (Eq. 11 unrolled for a fixed sequence); the
+    ``i``-th discard's deal-in chance times ``growth[i]`` when given."""
     value, alive, opened = 0.0, 1.0, set()
     for i, t in enumerate(seq[:N]):
-        lam = 0.0 if t in opened else pl[t]
+        lam = 0.0 if t in opened else pl[t] * (1.0 if growth is None else growth[i])
         opened.add(t)
         value += alive * lam * ul[t]
         alive *= 1 - lam
@@ -278,7 +286,7 @@ def test_fsm_closed_form_equals_retrograde(seed):
         assert cf.u_lose_bar == pytest.approx(dp.u_lose_bar, abs=1e-9)
         # Eq. 15: the value splits by the lose condition, and the rest agrees with the DP's rest
         assert cf.value - cf.p_lose * cf.u_lose_bar == pytest.approx(dp.value - dp.p_lose * dp.u_lose_bar, abs=1e-9)
-        assert fsm_stop_values(h[None], pl, ul, p, uo, ue, T)[0, T] == pytest.approx(cf.value, abs=1e-12)
+        assert fsm_stop_values(h[None], pl, ul, p, uo, ue, T, np.ones(T))[0, T] == pytest.approx(cf.value, abs=1e-12)
     # a binding horizon: the closed form is a lower bound of the exact optimum
     for T in range(1, n0):
         cf = fsm_closed_form(h, pl, ul, p=p, u_other=uo, u_end=ue, T=T)
