@@ -97,7 +97,7 @@ def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win:
                            p_end=p.p_end, u_tw=p.u_tw, u_nw=p.u_nw, p_disc=p.p_disc, ron_ok=p.ron_ok,
                            u_tsumo=u_tsumo, u_ron=u_ron, v_stop=v_stop, allow_win=allow_win,
                            tsumo_forced=p.tsumo_forced, track=track, p_chi=p.p_chi, riichi=riichi, calls=p.calls,
-                           g_lose=p.lose_growth, discards_per_turn=p.discards_per_turn)
+                           g_lose=p.lose_growth, discards_per_turn=p.discards_per_turn, ron_scale=p.ron_scale)
     probs: dict[object, np.ndarray] = {}
     discards: dict[int, float] = {}
     riichi_q: dict[int, float] = {}

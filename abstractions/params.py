@@ -31,8 +31,8 @@ class RiichiParams:
     ``u_nw`` are the base ones minus ``stick``. ``payoff`` is the win payoff of a riichi hand
     (riichi han, expected ura dora and ippatsu; e.g. ``search.scorer.expected_score_nb``
     through the rank model); None takes the base payoff. The others' reaction to the riichi
-    (they fold: fewer other wins, safer discards) goes in ``p_other``, ``p_end``, ``p_disc``
-    and ``p_lose`` (None: the base values). After the declaration the hand only discards its
+    (they fold: fewer other wins, safer discards) goes in ``p_other``, ``p_end``, ``p_disc``,
+    ``ron_scale`` and ``p_lose`` (None: the base values). After the declaration the hand only discards its
     draw (tsumogiri) or wins; it cannot fold or call.
     """
 
@@ -46,6 +46,7 @@ class RiichiParams:
     u_tw: float | None = None
     u_nw: float | None = None
     p_disc: np.ndarray | None = None
+    ron_scale: float | None = None
 
     def arrays(self, base: "MDPParams") -> dict:
         """The locked states' parameters in the shapes of :func:`search.retrograde.solve`."""
@@ -61,7 +62,8 @@ class RiichiParams:
         return dict(p_lose=pl, u_lose=base.u_lose - st if self.u_lose is None else _vec(self.u_lose, 34, "riichi.u_lose"),
                     p_other=po, u_other=base.u_other - st if self.u_other is None else float(self.u_other),
                     p_end=pe, u_tw=base.u_tw - st if self.u_tw is None else float(self.u_tw),
-                    u_nw=base.u_nw - st if self.u_nw is None else float(self.u_nw), p_disc=pd)
+                    u_nw=base.u_nw - st if self.u_nw is None else float(self.u_nw), p_disc=pd,
+                    ron_scale=base.ron_scale if self.ron_scale is None else _scale(self.ron_scale, "riichi.ron_scale"))
 
 
 @dataclass
@@ -90,6 +92,9 @@ class MDPParams:
     p_disc : float[34], optional
         Opponents' discard distribution for *i*'s ron chances; default proportional to the unseen
         counts (spec A5).
+    ron_scale : float
+        The opponents discard a kind *i* can ron at this share of ``p_disc`` (in [0, 1]: they
+        hold back the tiles that look dangerous).
     ron_ok : bool[34], optional
         Kinds *i* may ron (False for furiten kinds, spec A13); default all.
     furiten : bool
@@ -136,6 +141,7 @@ class MDPParams:
     u_tw: float = 0.0
     u_nw: float = 0.0
     p_disc: np.ndarray | None = None
+    ron_scale: float = 1.0
     ron_ok: np.ndarray | None = None
     furiten: bool = False
     payoff: Payoff | float = 1.0
@@ -189,12 +195,19 @@ class MDPParams:
             raise MahjongError("riichi must be a RiichiParams or None")
         return MDPParams(T=T, p_lose=pl, u_lose=_vec(self.u_lose, 34, "u_lose"), p_other=po,
                          u_other=float(self.u_other), p_end=pe, lose_growth=gl, u_tw=float(self.u_tw),
-                         u_nw=float(self.u_nw), p_disc=pd, ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
+                         u_nw=float(self.u_nw), p_disc=pd, ron_scale=_scale(self.ron_scale, "ron_scale"), ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
                          fsm_p=float(self.fsm_p), fold=bool(self.fold), fold_growth=bool(self.fold_growth),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
                          p_chi=float(self.p_chi), discards_per_turn=int(self.discards_per_turn),
                          seat_wind=int(self.seat_wind), round_wind=int(self.round_wind), yaku=bool(self.yaku))
+
+
+def _scale(x, name: str) -> float:
+    v = float(x)
+    if not 0.0 <= v <= 1.0:
+        raise MahjongError(f"{name} must lie in [0, 1], got {x}")
+    return v
 
 
 def _per_turn(x, T: int, name: str) -> np.ndarray:

@@ -377,7 +377,10 @@ class TableModel:
     left player's (else one discard a turn with chi weighted by 1/3: a third of the ron and
     pon chances). ``rising_fold``: a fold's discards deal in at the grown chances of the turns
     they are made in (else at today's: early, when nobody is near tenpai, a later fold looked
-    free, and the planner pushed hands it could not safely abandon).
+    free, and the planner pushed hands it could not safely abandon). ``ron_share``: the others
+    discard our waits at the share of random the records show (``Hazards.ron_scale``, and
+    ``ron_scale_riichi`` after our riichi: they hold back tiles that look dangerous; else as
+    often as the unseen counts say).
     """
 
     full_horizon: bool = True
@@ -387,10 +390,11 @@ class TableModel:
     rising_deal_in: bool = True
     three_discards: bool = True
     rising_fold: bool = True
+    ron_share: bool = True
 
 
 #: The first player's model (every fix off).
-FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False, False)
+FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False, False, False)
 
 
 def hazard_turns(t_max: int) -> np.ndarray:
@@ -476,14 +480,15 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         stick = table.washout(pt, True) - table.washout(pt, True, riichi=True)
         riichi = RiichiParams(stick=max(0.0, float(stick)),
                               payoff=WinPayoff(**common, riichi=1, p_ippatsu=float(hazards.p_ippatsu)),
-                              p_other=p_other_riichi)
+                              p_other=p_other_riichi,
+                              ron_scale=float(hazards.ron_scale_riichi) if model.ron_share else None)
     own = np.zeros(34, bool)
     for d in state.discards[me]:
         own[d.kind] = True
     growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose) \
         if model.rising_deal_in else 1.0
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
-                       p_end=p_end,
+                       p_end=p_end, ron_scale=float(hazards.ron_scale) if model.ron_share else 1.0,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten, payoff=payoff,
                        fsm_p=fsm_p, fold_growth=model.rising_fold, riichi=riichi, calls=True,
                        discards_per_turn=3 if model.three_discards else 1,

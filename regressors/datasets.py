@@ -42,7 +42,7 @@ from regressors.replay import FullReplay
 # 2: safe kinds and the last take read in the true order of play, temporary furiten among
 # the safe kinds, TableState's furiten in the labels (regressors/README.md)
 # 3: the hand's ending per discard row (end_kind, t_left, reach_q, end_tenpai); win riichi/ippatsu
-DATASET_VERSION = 3
+DATASET_VERSION = 4
 
 #: How a hand ended for the seat of a discard row (``dec_end_kind``).
 END_KINDS = ("own_win", "deal_in", "other_win", "exhaustive_draw", "abortive_draw")
@@ -345,6 +345,7 @@ def _discard_rows(rep: FullReplay, events: list[dict], idx: int, e: dict, g: int
     ronned, ended = _future_labels(events, idx, i)
     others = [(i + k) % 4 for k in (1, 2, 3)]
     tf, riichi, takes, tenpai, cat_t, safes, nconc, ronnable_t = [], [], [], [], [], [], [], []
+    wait_t, wait_share = [], []
     for j in others:
         hand = rep.concealed(j)
         nt = F.n_takes(view.melds[j])
@@ -359,6 +360,8 @@ def _discard_rows(rep: FullReplay, events: list[dict], idx: int, e: dict, g: int
         cats, unseen = F.wait_categories(view, j)
         cat_t.append(cats[tile])
         ronnable_t.append(bool(can_ron[tile]))
+        wait_t.append(bool(waits[tile]))
+        wait_share.append(_wait_share(rep.view(j).unseen, waits))
         safes.append(safe)
         nconc.append(int(hand.sum()))
         if closed and waits.any():
@@ -368,7 +371,8 @@ def _discard_rows(rep: FullReplay, events: list[dict], idx: int, e: dict, g: int
     t_max = 1 + view.tiles_left // 4
     r = min(1.0, t_left / t_max)
     rows["dec"].add(tf=np.stack(tf), riichi=riichi, takes=takes, tenpai=tenpai, cat_t=cat_t,
-                    safe=np.stack(safes), nconc=nconc, unseen=view.unseen.astype(np.int8), ronnable_t=ronnable_t, tile=tile, unseen_t=int(view.unseen[tile]),
+                    safe=np.stack(safes), nconc=nconc, unseen=view.unseen.astype(np.int8), ronnable_t=ronnable_t,
+                    wait_t=wait_t, wait_share=wait_share, tile=tile, unseen_t=int(view.unseen[tile]),
                     ronned=ronned, ended=ended, ratio=r, ratio_ok=i not in winners,
                     actor=i, t_left=t_left, end_kind=_end_kind(ending, i),
                     reach_q=_reach_q(events, idx, i, ending.get("reach", {}).get(i)),
@@ -376,6 +380,13 @@ def _discard_rows(rep: FullReplay, events: list[dict], idx: int, e: dict, g: int
                     ctx=np.array([view.tiles_left, len(view.discards[i]), F.n_takes(view.melds[i]),
                                   view.riichi[i], shanten], dtype=np.float32),
                     wv=np.stack([F.win_value_features(view, j) for j in others]), game=g)
+
+
+def _wait_share(unseen: np.ndarray, waits: np.ndarray) -> float:
+    """The share of a seat's unseen tiles that are its waits: the chance that a discard is
+    one of them if the others threw their tiles at random (0 when it has no wait)."""
+    total = int(unseen.sum())
+    return float(unseen[waits].sum()) / total if total and waits.any() else 0.0
 
 
 def _shanten(counts: np.ndarray) -> int:
@@ -407,12 +418,14 @@ _DTYPES = {
     "rank": ({"x": np.float32, "y": np.int8, "game": np.int32},
              {"x": (len(F.RANK_FEATURES),)}),
     "dec": ({"tf": np.float32, "riichi": bool, "takes": np.int8, "tenpai": bool, "cat_t": np.int8,
-             "safe": bool, "nconc": np.int8, "unseen": np.int8, "ronnable_t": bool, "tile": np.int8, "unseen_t": np.int8,
+             "safe": bool, "nconc": np.int8, "unseen": np.int8, "ronnable_t": bool, "wait_t": bool,
+             "wait_share": np.float32, "tile": np.int8, "unseen_t": np.int8,
              "ronned": bool, "ended": bool, "ratio": np.float32, "ratio_ok": bool,
              "actor": np.int8, "t_left": np.int16, "end_kind": np.int8, "reach_q": np.int8,
              "end_tenpai": bool, "ctx": np.float32, "wv": np.float32, "game": np.int32},
             {"tf": (3, len(F.TENPAI_FEATURES)), "riichi": (3,), "takes": (3,), "tenpai": (3,),
-             "cat_t": (3,), "safe": (3, 34), "nconc": (3,), "unseen": (34,), "ronnable_t": (3,), "ctx": (5,),
+             "cat_t": (3,), "safe": (3, 34), "nconc": (3,), "unseen": (34,), "ronnable_t": (3,), "wait_t": (3,),
+             "wait_share": (3,), "ctx": (5,),
              "end_tenpai": (3,),
              "wv": (3, len(F.WIN_VALUE_FEATURES))}),
     "wait": ({"cat": np.int8, "unseen": np.int8, "y": bool, "riichi": bool, "game": np.int32},

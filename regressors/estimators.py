@@ -72,6 +72,8 @@ class Hazards:
     p_tenpai_ahead: np.ndarray  # [len(q), 4] each opponent's tenpai chance at interval q (own seat 0)
     p_tsumo: float              # share of wins by tsumo
     p_ippatsu: float            # share of riichi wins with ippatsu
+    ron_scale: float            # the others discard our waits at this share of random
+    ron_scale_riichi: float     # the same with us in riichi
 
 
 class Estimators:
@@ -139,4 +141,4 @@ class Estimators:
         ahead[:, others] = hz.p_tenpai_ahead(w, pt, riichi, open_, q)
         return Hazards(hz.p_other(w, pt, riichi, open_, q, bool(view.riichi[me])),
                        hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end, ahead, hz.p_tsumo,
-                       hz.p_ippatsu)
+                       hz.p_ippatsu, hz.ron_scale, hz.ron_scale_riichi)

@@ -18,7 +18,10 @@ expanded into one row per future interval it survived into, with the features of
 of that interval (tiles left then, whether *i* is in riichi then). The abortive-draw hazard
 is one rate per interval, counted in the same rows. Two shares of the records' wins complete
 the endings: ``p_tsumo`` (a win by tsumo, not ron) and ``p_ippatsu`` (a riichi win with
-ippatsu).
+ippatsu). Two ratios say how much less often the others discard a tenpai player's waits
+than if they threw their tiles at random (its unseen tiles): ``ron_scale`` for a hand not in
+riichi, ``ron_scale_riichi`` for a riichi (the discards of the records' tenpai players' waits
+over the share of those waits among their unseen tiles, summed over the others' discards).
 """
 from __future__ import annotations
 
@@ -160,6 +163,8 @@ class HazardModel:
         self.p_abort = 0.0
         self.p_tsumo = 0.5
         self.p_ippatsu = 0.0
+        self.ron_scale = 1.0
+        self.ron_scale_riichi = 1.0
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
@@ -171,6 +176,8 @@ class HazardModel:
         self.tenpai_ahead.fit(*tenpai_ahead_rows(arr, pt))
         self.p_tsumo = _share(arr["win_tsumo"])
         self.p_ippatsu = _share(arr["win_ippatsu"][arr["win_riichi"]])
+        self.ron_scale = _ron_ratio(arr, riichi=False)
+        self.ron_scale_riichi = _ron_ratio(arr, riichi=True)
         return self
 
     def p_other(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray,
@@ -202,7 +209,8 @@ class HazardModel:
     def save(self, path) -> Path:
         return save_json({"other": self.other.to_dict(), "end_tenpai": self.end_tenpai.to_dict(),
                           "tenpai_ahead": self.tenpai_ahead.to_dict(),
-                          "p_abort": self.p_abort, "p_tsumo": self.p_tsumo, "p_ippatsu": self.p_ippatsu}, path, KIND)
+                          "p_abort": self.p_abort, "p_tsumo": self.p_tsumo, "p_ippatsu": self.p_ippatsu,
+                          "ron_scale": self.ron_scale, "ron_scale_riichi": self.ron_scale_riichi}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -215,9 +223,21 @@ class HazardModel:
             m.p_abort = float(d["p_abort"])
             m.p_tsumo = float(d["p_tsumo"])
             m.p_ippatsu = float(d["p_ippatsu"])
+            m.ron_scale = float(d["ron_scale"])
+            m.ron_scale_riichi = float(d["ron_scale_riichi"])
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m
+
+
+def _ron_ratio(arr: dict, *, riichi: bool) -> float:
+    """The others' discards of a tenpai player's waits over their number if the discards
+    were random among its unseen tiles (``dec_wait_t`` / ``dec_wait_share`` of the rows where
+    the opponent is tenpai, in riichi or not), at most 1, smoothed by half a hit."""
+    sel = arr["dec_tenpai"] & (arr["dec_riichi"] == riichi)
+    hits = float(arr["dec_wait_t"][sel].sum())
+    expected = float(arr["dec_wait_share"][sel].sum())
+    return min(1.0, (hits + 0.5) / (expected + 0.5))
 
 
 def _share(flags: np.ndarray) -> float:

@@ -155,7 +155,8 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, twi
 @numba.njit(cache=True)
 def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h_tile, h_succ, ma, mb,
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
-                 node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_ok, u_tsumo, u_ron, v_stop,
+                 node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
+                 v_stop,
                  allow_win, allow_stop, tsumo_forced, track, omap, VF, ED, PF_out, PD_out):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
@@ -163,7 +164,8 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
     (:func:`group_draws`) and Eq. 10's once per after-call hand (groups ``call_g0 + c``), then
     Eqs. 6, 9 and 8 per state over its live draws plus the lump of :func:`lump_draws`. Between
     two of our turns come ``len(node_chi)`` opponents' discards, each of kind ``u`` with
-    ``p_disc``: at each the state takes the best of ron (legal when ``u_ron`` is not NaN),
+    ``p_disc`` (times ``ron_scale[c]`` for a kind it can ron): at each the state takes the best
+    of ron (legal when ``u_ron`` is not NaN),
     pass, pon and, with weight ``node_chi[j]`` (the left player's share of discard ``j``), chi
     (Eq. 10); passing every one leads to our draw.
     Chance parameters come in two classes by ``cls`` (1: locked after riichi): ``p_other[c, n]``
@@ -328,6 +330,8 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                     pb[:] = pv[:]
                 for i in range(nk):
                     pu = p_disc[c, ku[i]]
+                    if kr[i] == kr[i]:
+                        pu *= ron_scale[c]
                     if pu == 0.0:
                         continue
                     # action a0 of the best of ron / pass / pon (-2 ron, -1 pass, else group)
@@ -441,7 +445,7 @@ def draw_groups(graph) -> tuple:
 
 
 #: Keys of the locked-state (riichi) parameters that :func:`solve` takes in ``riichi=``.
-RIICHI_KEYS = ("p_lose", "u_lose", "p_other", "u_other", "p_end", "u_tw", "u_nw", "p_disc")
+RIICHI_KEYS = ("p_lose", "u_lose", "p_other", "u_other", "p_end", "u_tw", "u_nw", "p_disc", "ron_scale")
 
 
 def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.ndarray,
@@ -449,7 +453,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
           riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None,
-          discards_per_turn: int = 1):
+          discards_per_turn: int = 1, ron_scale: float = 1.0):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
 
     Per-turn arrays are indexed by ``n``, the discards made since the root: ``p_end`` by
@@ -463,7 +467,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     players' discards in turn, chi only on the last (A3's first). ``v_stop`` (n, T+1) is the
     fold value (``-inf``: no fold). ``g_lose`` (T
     numbers, default 1) scales the deal-in chances of the discards made after ``n`` earlier
-    ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]).
+    ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]). ``ron_scale`` multiplies
+    ``p_disc`` of the kinds a state can ron (the opponents hold back tiles that look
+    dangerous; within [0, 1]).
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
@@ -475,7 +481,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     allow_stop = v_stop is not None
     v_stop = np.zeros((1, 1)) if v_stop is None else np.ascontiguousarray(np.asarray(v_stop, np.float64).T)
     base = dict(p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end, u_tw=u_tw,
-                u_nw=u_nw, p_disc=p_disc)
+                u_nw=u_nw, p_disc=p_disc, ron_scale=ron_scale)
     lk = base if riichi is None else {**base, **riichi}
     if discards_per_turn == 1:
         node_chi = np.array([float(p_chi)])
@@ -510,7 +516,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                  ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, cls, h_cls, riichi is None, call_ptr,
                  graph.call_tile,
                  graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["u_other"], two["p_end"],
-                 two["u_tw"], two["u_nw"], two["p_disc"],
+                 two["u_tw"], two["u_nw"], two["p_disc"], two["ron_scale"],
                  np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
                  bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track),
                  _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), VF.reshape(-1),

@@ -231,11 +231,13 @@ class Brute:
         r = p.riichi
         base = self.p
         self.cls = [dict(p_lose=base.p_lose, u_lose=base.u_lose, p_other=base.p_other, u_other=base.u_other,
-                         p_end=base.p_end, u_tw=base.u_tw, u_nw=base.u_nw, p_disc=base.p_disc)]
+                         p_end=base.p_end, u_tw=base.u_tw, u_nw=base.u_nw, p_disc=base.p_disc,
+                         ron_scale=base.ron_scale)]
         if r is not None:
             self.cls.append(dict(p_lose=r.p_lose, u_lose=base.u_lose - r.stick, p_other=r.p_other,
                                  u_other=base.u_other - r.stick, p_end=r.p_end, u_tw=base.u_tw - r.stick,
-                                 u_nw=base.u_nw - r.stick, p_disc=r.p_disc))
+                                 u_nw=base.u_nw - r.stick, p_disc=r.p_disc,
+                                 ron_scale=base.ron_scale if r.ron_scale is None else r.ron_scale))
             for key in ("p_other", "p_end"):
                 self.cls[1][key] = np.broadcast_to(np.asarray(self.cls[1][key], float), (base.T,))
         self.VF = lru_cache(maxsize=None)(self._vf)
@@ -314,7 +316,8 @@ class Brute:
             for u, (rons, pons, chis) in options.items():
                 v0 = max([vr] + rons + pons)
                 v1 = max([v0] + chis)
-                nxt += q["p_disc"][u] * ((1 - cw) * v0 + cw * v1)
+                w = q["p_disc"][u] * (q["ron_scale"] if rons else 1.0)  # a wait is discarded less
+                nxt += w * ((1 - cw) * v0 + cw * v1) + (q["p_disc"][u] - w) * vr
             vr = nxt
         po, pe = q["p_other"][n], q["p_end"][n]
         cont = po * q["u_other"] + (1 - po) * (pe * self.uw(st) + (1 - pe) * vr)
@@ -369,9 +372,9 @@ def _params(rng, T, kinds, riichi=True, payoff=_payoff):
         rpl = np.zeros(34)
         rpl[kinds] = rng.uniform(0, 0.2, len(kinds))
         rp = RiichiParams(stick=0.25, payoff=_riichi_payoff, p_lose=rpl, p_other=rng.uniform(0, 0.2, T),
-                          p_end=rng.uniform(0, 0.1, T), p_disc=rpd)
+                          p_end=rng.uniform(0, 0.1, T), p_disc=rpd, ron_scale=float(rng.uniform(0.2, 1.0)))
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), lose_growth=rng.uniform(0.8, 2.0, T),
-                     u_other=-1.0,
+                     u_other=-1.0, ron_scale=float(rng.uniform(0.3, 1.0)),
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15, riichi=rp, p_chi=float(rng.uniform(0.2, 0.5)))
 
@@ -510,7 +513,8 @@ def test_wsm_and_tsm_take_calls_and_riichi():
     zero = dict(p_lose=np.zeros(34), p_other=0.0, fold=False)
     pw = MDPParams(**{**p.__dict__, **zero, "u_tw": 0.0, "u_nw": 0.0,
                       "riichi": RiichiParams(stick=0.0, payoff=_riichi_payoff, p_lose=np.zeros(34), p_other=0.0,
-                                             p_end=p.riichi.p_end, p_disc=p.riichi.p_disc)})
+                                             p_end=p.riichi.p_end, p_disc=p.riichi.p_disc,
+                                             ron_scale=p.riichi.ron_scale)})
     bw = Brute(g, pw)
     for t, v in wsm.discards.items():
         assert v == pytest.approx(bw.root_value(t), abs=1e-12)

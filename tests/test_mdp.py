@@ -55,14 +55,15 @@ class Brute:
 
     def _vf(self, h, n):
         p = self.p
-        vr = 0.0
+        ed = self.ED(h, n)
+        vr = ed
         for u in range(34):
             if p.p_disc[u] > 0:
-                ed = self.ED(h, n)
                 opts = [ed]
                 if self.allow_win and p.ron_ok[u] and h[u] < 4 and _complete(_add(h, u)) and not self.furiten(h):
                     opts.append(float(_payoff(_add(h, u), [u], False)[0]) if callable(p.payoff) else p.payoff)
-                vr += p.p_disc[u] * max(opts)
+                w = p.p_disc[u] * (p.ron_scale if len(opts) > 1 else 1.0)  # a wait is discarded less
+                vr += w * (max(opts) - ed)
         cont = p.p_other[n] * p.u_other + (1 - p.p_other[n]) * (p.p_end[n] * self.uw(h) + (1 - p.p_end[n]) * vr)
         if self.fold:
             # the FSM order (Eq. 12), played from turn n with the deal-in chances of its turns
@@ -121,7 +122,7 @@ def _params(rng, T, kinds, payoff=_payoff):
     ron_ok = np.ones(34, bool)
     ron_ok[kinds[0]] = False  # furiten on one kind
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T + 1),
-                     lose_growth=rng.uniform(0.8, 2.5, T),
+                     lose_growth=rng.uniform(0.8, 2.5, T), ron_scale=float(rng.uniform(0.3, 1.0)),
                      u_other=-1.0,
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15)
