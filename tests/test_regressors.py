@@ -16,7 +16,7 @@ from regressors import features as F
 from regressors.datasets import Dataset, build_dataset, read_record
 from regressors.enumerate_waits import open_wait_probs, tenpai_shapes
 from regressors.replay import FullReplay
-from regressors.waits import is_complete, wait_mask
+from search.waits import is_complete, wait_mask
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PHOENIX = sorted((DATA / "phoenix" / "mjlog").glob("mjx__*.xml"))
