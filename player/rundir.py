@@ -82,10 +82,10 @@ def check_run(out_dir: Path, run: Mapping, keys: Iterable[str], *, started: bool
     ``started``: the directory already holds results of a run. Then its ``run.json`` must
     exist, be readable and agree with ``run`` on ``keys`` (the run's identity) and on the
     ``models`` (:func:`model_versions`) and ``walls`` (the stream of wall seeds);
-    ``allow_model_change`` accepts new models, and the
-    old versions are kept under ``earlier_models``. ``older``: the message for a
-    ``run.json`` without ``walls``, a run of an older version. Writes nothing: the caller
-    writes the result once every check of its own has passed too.
+    ``allow_model_change`` accepts new models, and the old versions are kept under
+    ``earlier_models``. ``older``: the message for a ``run.json`` without ``walls``, a run of
+    an older version. Writes nothing: the caller writes the result once every check of its
+    own has passed too.
     """
     run_path = Path(out_dir) / RUN
     new = dict(run)
@@ -111,7 +111,10 @@ def check_run(out_dir: Path, run: Mapping, keys: Iterable[str], *, started: bool
             raise MahjongError(f"{run_path}: model files changed since this run began "
                                f"({'; '.join(changed)}); choose another --out, or pass "
                                f"--allow-model-change to go on with the new ones")
-        earlier = list(old.get("earlier_models", []))
+        earlier = old.get("earlier_models", [])
+        if not isinstance(earlier, list):
+            raise RecordError("'earlier_models' is not a list", path=str(run_path))
+        earlier = list(earlier)
         if changed:
             print(f"warning: {run_path}: going on with changed models ({'; '.join(changed)})",
                   file=sys.stderr)
