@@ -14,11 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
-from cnn.bot_data import build_dataset, load_or_build, unpack
+from cnn.bot_data import build_dataset, cache_path, load_or_build, unpack
 from cnn.encoders import N_PLANES
 from cnn.policy import CnnPolicy, load_nets
 from game.cli import reports_errors
@@ -92,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--records", required=True, help="glob (or comma-separated globs) of record files, any format")
     ap.add_argument("--models", default=None, help="folder with discard/pon/chi/riichi.pt (default: shipped)")
     ap.add_argument("--thesis-sampling", action="store_true", help="sample as the thesis (see cnn.bot_data)")
-    ap.add_argument("--dataset", default=None, help="cache the built samples in this .npz")
+    ap.add_argument("--dataset", default=None,
+                    help="cache the built samples in this .npz (X means X.npz)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
@@ -104,10 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     policy = CnnPolicy(load_nets(args.models))
     progress = not (args.quiet or args.json)
     if args.dataset:
-        data = load_or_build(paths, Path(args.dataset), thesis=args.thesis_sampling, progress=progress)
+        data = load_or_build(paths, cache_path(args.dataset), thesis=args.thesis_sampling, progress=progress)
     else:
         data = build_dataset(paths, thesis=args.thesis_sampling, progress=progress)
     res = agreement(policy, data)
+    if res["decisions"] == 0:  # every metric would be undefined
+        raise MahjongError(f"the {len(paths)} record file(s) of {args.records!r} hold no decision "
+                           f"of a followed seat to compare")
     if args.json:  # strict JSON: undefined ratios (nothing predicted positive) are null
         print(json.dumps({k: None if isinstance(v, float) and v != v else v for k, v in res.items()}))
     else:

@@ -30,7 +30,9 @@ from tqdm import tqdm
 
 from cnn.encoders import N_PLANES, SeatHistory, offered_kind
 from cnn.rules import KAN_TYPES, chi_class, kan_choice
+from game.errors import OutputError, RecordError
 from game.tiles import mjai_to_kind
+from regressors.datasets import read_npz, unreadable_cache, write_npz
 
 TASKS = ("discard", "pon", "chi", "riichi")
 PLANE_BITS = N_PLANES * 34 * 4
@@ -165,6 +167,8 @@ def build_dataset(paths: list[Path], *, thesis: bool = False, seed: int = 0,
     store = SampleArrays()
     for game, path in enumerate(tqdm(paths, desc="records", unit="file", disable=not progress)):
         events = read_events(path)
+        if not any(e.get("type") == "start_kyoku" for e in events):
+            raise RecordError("the record holds no hand (no start_kyoku event)", path=str(path))
         game_seed = seed ^ zlib.crc32(str(Path(path).name).encode())
         add_game(store, events, game, thesis=thesis, seed=game_seed)
     return store.arrays()
@@ -183,14 +187,33 @@ def dataset_key(paths: list[Path], *, thesis: bool, seed: int) -> str:
 
 def load_or_build(paths: list[Path], cache: Path, *, thesis: bool = False, seed: int = 0,
                   progress: bool = True) -> dict[str, np.ndarray]:
-    """The dataset of ``paths``: from ``cache`` when it was built from the same inputs."""
+    """The dataset of ``paths``: from ``cache`` when it was built from the same inputs.
+
+    ``cache`` gets the suffix ``.npz`` when it has another (numpy would add it on writing, and
+    the cache would never be found again); an unreadable cache is rebuilt with a warning.
+    """
+    cache = cache_path(cache)
     key = dataset_key(paths, thesis=thesis, seed=seed)
     if cache.exists():
-        with np.load(cache, allow_pickle=False) as data:
-            if str(data["key"]) == key:
-                return {k: data[k] for k in data.files if k not in ("key", "meta")}
+        try:
+            data = read_npz(cache)
+        except RecordError as err:
+            unreadable_cache(err)
+        else:
+            if "key" in data and str(data["key"]) == key:
+                return {k: v for k, v in data.items() if k not in ("key", "meta")}
     arrays = build_dataset(paths, thesis=thesis, seed=seed, progress=progress)
-    cache.parent.mkdir(parents=True, exist_ok=True)
     meta = json.dumps({"files": [str(p) for p in paths], "thesis": thesis, "seed": seed})
-    np.savez_compressed(cache, key=np.array(key), meta=np.array(meta), **arrays)
+    write_npz(cache, key=np.array(key), meta=np.array(meta), **arrays)
     return arrays
+
+
+def cache_path(cache: str | Path) -> Path:
+    """A ``--dataset`` cache path as it is written: ``X`` -> ``X.npz``. OutputError when it
+    names a directory."""
+    cache = Path(cache)
+    if cache.suffix != ".npz":
+        cache = cache.with_name(cache.name + ".npz")
+    if cache.is_dir():
+        raise OutputError("--dataset names a directory, not an .npz file", path=str(cache))
+    return cache

@@ -30,7 +30,9 @@ import numpy as np
 
 from game.errors import RecordError
 from game.tiles import dora_from_indicator, mjai_to_kind
-from regressors.datasets import _future_labels, cache_key, read_record, record_files
+from game.cli import check_output_dir
+from regressors.datasets import (_future_labels, cache_key, read_npz, read_record, record_files,
+                                 unreadable_cache, write_npz)
 from regressors.features import n_takes, safe_kinds
 from regressors.replay import FullReplay
 
@@ -128,14 +130,17 @@ def load_or_build_planes(spec: str | Path | Sequence[str | Path], cache_dir: str
                          progress: bool = True) -> dict[str, np.ndarray]:
     """:func:`build_planes` of the records ``spec`` names, cached in ``cache_dir`` by a key of
     the files (None: no cache)."""
+    if cache_dir is not None:
+        check_output_dir(cache_dir, "--cache")
     files = record_files(spec)
     if cache_dir is None:
         return build_planes(files, progress)
     path = Path(cache_dir) / f"planes-{cache_key(files)}.npz"
     if path.exists():
-        with np.load(path) as z:
-            return {k: z[k] for k in z.files}
+        try:
+            return read_npz(path)
+        except RecordError as err:
+            unreadable_cache(err)
     data = build_planes(files, progress)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, **data)
+    write_npz(path, **data)
     return data

@@ -9,8 +9,18 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
-from game.errors import MahjongError
+from game.errors import MahjongError, OutputError
+
+
+def check_output_dir(path: str | Path, option: str) -> Path:
+    """``path`` as a Path when it is a directory or not there yet (it is made later);
+    OutputError naming it when it is a file, before any slow work is done."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{option} names a file, not a directory", path=str(path))
+    return path
 
 
 def reports_errors(main: Callable[..., int]) -> Callable[..., int]:

@@ -20,19 +20,20 @@ import numpy as np
 from game.cli import reports_errors
 from game.errors import MahjongError
 from player import stats
-from player.evaluate import RESULTS, RUN, read_results, read_run
+from player.evaluate import RESULTS, RUN_KEYS, read_results
+from player.rundir import RUN, read_run
 
 
 def _load(run: Path) -> tuple[dict, dict[int, dict]]:
     if not (run / RUN).is_file() or not (run / RESULTS).is_file():
         raise MahjongError(f"{run}: not an evaluate run directory (no {RUN} / {RESULTS})")
-    return read_run(run), read_results(run / RESULTS)[0]
+    return read_run(run, required=RUN_KEYS), read_results(run / RESULTS)[0]
 
 
 def compare(a: Path, b: Path) -> dict:
     meta_a, res_a = _load(a)
     meta_b, res_b = _load(b)
-    for key in ("seed", "hanchan", "vs"):
+    for key in ("seed", "hanchan", "vs", "walls"):  # walls: None for a run of an older evaluate
         if meta_a.get(key) != meta_b.get(key):
             raise MahjongError(f"the runs differ in {key!r} ({meta_a.get(key)!r} vs {meta_b.get(key)!r}): not paired")
     games = sorted(set(res_a) & set(res_b))

@@ -6,14 +6,19 @@
 Every wall seed is played four times with the player in seat 0, 1, 2 and 3 (a *block*), so
 the luck of the walls and of the seat cancels; ``--games`` is rounded up to a multiple of 4.
 Game ``g`` belongs to block ``g // 4``, has the player in seat ``g % 4`` and the wall seed
-``derive_seed(--seed, g // 4)``.
+``derive_seed(--seed, g // 4, stream=EVALUATE_WALLS)``: a stream of its own, so that
+``evaluate --seed S`` never plays the walls of ``selfplay --seed S`` (a model trained on
+self-play is not measured on its training walls).
 
 Files in ``--out`` (default ``runs/eval_<player>_vs_<vs>_seed<S>``):
 
-* ``run.json``: the run's identity (player, opponent, seed, rule); ``--resume`` checks it.
+* ``run.json``: the run's identity (player, opponent, seed, rule, wall stream) and the
+  digests of the model files its agents load; ``--resume`` checks them (``player.rundir``)
+  and refuses a run whose models changed unless ``--allow-model-change``.
 * ``results.jsonl``: one JSON line per finished game, appended and fsynced at once (see
   :func:`game_record`). ``--resume`` reads it, skips the games it holds and plays the rest;
-  a last line cut by a kill is dropped and that game replayed. Games are summarized in
+  a last line cut by a kill is dropped (with a warning) and that game replayed; any other
+  line that is not a game of this run is an error naming the line. Games are summarized in
   order of their index, so a resumed run reports exactly what an uninterrupted one would.
 * ``summary.json``: every number of the report (``player.stats.summarize``).
 * ``ranks.png``: the rank distributions of the player and of the opponents.
@@ -26,28 +31,36 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
 from game.errors import MahjongError, RecordError
 from player import stats
-from player.selfplay import (check_agent_name, check_run_options, clear_stale_temps, decision_counts,
-                             derive_seed, log_name, play, run_pool, write_log)
+from player.rundir import RUN, check_run, check_seed, model_versions, write_json
+from player.selfplay import (EVALUATE_WALLS, check_agent_name, check_run_options, clear_stale_temps,
+                             decision_counts, derive_seed, log_name, play, run_pool, write_log)
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
-RUN = "run.json"
 PLOT = "ranks.png"
 LOGS = "logs"
 DEFAULT_PLAYER = "mdp"
 DEFAULT_OPPONENT = "efficiency"
-# Keys that define a run: a resumed run must match them.
+# Keys that define a run: a resumed run must match them (and its walls and models).
 RUN_KEYS = ("player", "vs", "seed", "hanchan")
+# Why a run.json without "walls" cannot be continued: its walls came from the self-play stream.
+OLDER_RUN = ("a run of an older evaluate, whose walls were those of selfplay --seed; finish it "
+             "with the version that began it")
+
+
+def wall_seed(seed: int, block: int) -> int:
+    """The wall seed of ``block`` in a run of ``--seed seed``."""
+    return derive_seed(seed, block, stream=EVALUATE_WALLS)
 
 
 def game_plan(n_games: int, seed: int) -> list[tuple[int, int, int, int]]:
     """(game index, block, wall seed, player seat) for every game of a run of ``n_games``."""
-    return [(g, g // 4, derive_seed(seed, g // 4), g % 4) for g in range(n_games)]
+    return [(g, g // 4, wall_seed(seed, g // 4), g % 4) for g in range(n_games)]
 
 
 def round_up_games(games: int) -> int:
@@ -104,14 +117,19 @@ def _eval_task(task: tuple) -> dict:
 # ----------------------------------------------------------------------------- results file
 
 
-def read_results(path: Path) -> tuple[dict[int, dict], int]:
+def read_results(path: Path, *, seed: int | None = None,
+                 games: int | None = None) -> tuple[dict[int, dict], int]:
     """Records of ``results.jsonl`` by game index, and the byte length of its valid part.
 
     A last line that is cut (no newline) or unreadable is dropped: that is what a kill in the
-    middle of a write leaves. Any other unreadable line raises ``RecordError`` naming the file
-    and line. The first record of a game index wins.
+    middle of a write leaves. Any other line that is not a game record raises
+    ``RecordError`` naming the file and line, and so does a game index outside
+    ``0..games-1`` or, given the run's ``seed`` (and ``games``), a record whose wall seed is
+    not that of its game. The first record of a game index wins.
     """
     data = Path(path).read_bytes()
+    walls = ({g: s for g, _, s, _ in game_plan(games, seed)}
+             if games is not None and seed is not None else {})
     records: dict[int, dict] = {}
     pos = valid = 0
     lineno = 0
@@ -130,12 +148,35 @@ def read_results(path: Path) -> tuple[dict[int, dict], int]:
                     break  # an unreadable last line: also what a kill can leave
                 raise RecordError(f"unreadable result ({e})", path=str(path),
                                   position=f"line {lineno}") from None
-            records.setdefault(int(rec["game"]), rec)
+            problem = _plan_problem(rec, games, walls)
+            if problem:
+                raise RecordError(problem, path=str(path), position=f"line {lineno}")
+            records.setdefault(rec["game"], rec)
         valid = pos
     return records, valid
 
 
+def _plan_problem(rec: dict, games: int | None, walls: dict[int, int]) -> str | None:
+    """Why ``rec`` is not a game of this run (block, seat, wall seed), or None."""
+    g = rec["game"]
+    if g < 0 or games is not None and g >= games:
+        top = f"0..{games - 1} (--games {games})" if games is not None else "0 and up"
+        return f"game index {g} out of range {top}"
+    if g // 4 != rec["block"] or g % 4 != rec["player_seat"]:
+        return (f"game {g} has block {rec['block']} seat {rec['player_seat']}, "
+                f"expected block {g // 4} seat {g % 4}")
+    if walls and walls[g] != rec["seed"]:
+        return f"game {g} has the wall seed {rec['seed']}, expected {walls[g]} (another run's game)"
+    return None
+
+
+def _ints(value: object, n: int | None = None) -> bool:
+    return (isinstance(value, list) and (n is None or len(value) == n)
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value))
+
+
 def _parse_record(raw: bytes) -> dict:
+    """One line of ``results.jsonl`` as a dict; ValueError saying what is wrong with it."""
     rec = json.loads(raw.decode("utf-8"))  # UnicodeDecodeError is a ValueError
     if not isinstance(rec, dict):
         raise ValueError("not a JSON object")
@@ -143,35 +184,20 @@ def _parse_record(raw: bytes) -> dict:
                            "counts") if k not in rec]
     if missing:
         raise ValueError(f"missing {', '.join(missing)}")
-    if not isinstance(rec["game"], int) or isinstance(rec["game"], bool):
-        raise ValueError(f"game index {rec['game']!r} is not an integer")
+    for key in ("game", "block", "seed", "player_seat"):
+        if not _ints([rec[key]]):
+            raise ValueError(f"{key} {rec[key]!r} is not an integer")
+    names = rec["names"]
+    if not (isinstance(names, list) and len(names) == 4 and all(isinstance(n, str) for n in names)):
+        raise ValueError(f"names {names!r} are not 4 strings")
+    if not _ints(rec["scores"], 4):
+        raise ValueError(f"scores {rec['scores']!r} are not 4 integers")
+    if not _ints(rec["ranks"], 4) or sorted(rec["ranks"]) != [1, 2, 3, 4]:
+        raise ValueError(f"ranks {rec['ranks']!r} are not the places 1..4")
+    counts = rec["counts"]
+    if not isinstance(counts, dict) or not counts or not all(_ints(v, 4) for v in counts.values()):
+        raise ValueError(f"counts {counts!r} are not lists of 4 integers by name")
     return rec
-
-
-def read_run(out_dir: Path) -> dict:
-    """The ``run.json`` of a run directory; RecordError naming it when unreadable."""
-    run_path = Path(out_dir) / RUN
-    try:
-        return json.loads(run_path.read_text())
-    except ValueError as e:
-        raise RecordError(f"unreadable run description ({e})", path=str(run_path)) from e
-
-
-def check_run(out_dir: Path, run: Mapping, resume: bool) -> None:
-    """Write ``run.json`` for a new run; on ``--resume``, check the directory holds this run."""
-    run_path = out_dir / RUN
-    results = out_dir / RESULTS
-    if results.exists() and results.stat().st_size > 0 and not resume:
-        raise MahjongError(f"{results} already holds results; pass --resume to continue that "
-                           f"run or choose another --out")
-    if run_path.exists() and results.exists():
-        old = read_run(out_dir)
-        diff = [k for k in RUN_KEYS if old.get(k) != run.get(k)]
-        if diff:
-            have = ", ".join(f"{k}={old.get(k)!r}" for k in diff)
-            raise MahjongError(f"{run_path}: the results there come from another run ({have}); "
-                               f"choose another --out")
-    _write_json(run_path, dict(run))
 
 
 def _finite(obj):
@@ -186,9 +212,7 @@ def _finite(obj):
 
 
 def _write_json(path: Path, obj) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(_finite(obj), indent=2, allow_nan=False) + "\n")
-    os.replace(tmp, path)
+    write_json(path, _finite(obj))
 
 
 def _append(f, record: dict) -> None:
@@ -202,33 +226,44 @@ def _append(f, record: dict) -> None:
 
 def evaluate(player: str, vs: str, games: int, out_dir: Path, *, seed: int = 0,
              workers: int | None = None, resume: bool = False, hanchan: bool = False,
-             save_logs: bool = False) -> dict:
-    """Play (or finish) a duplicate match and write results, summary and plot; return the summary."""
+             save_logs: bool = False, allow_model_change: bool = False) -> dict:
+    """Play (or finish) a duplicate match and write results, summary and plot; return the summary.
+
+    Bad input (an unknown agent, a seed outside 0..2^32-1, a run directory of another run or
+    with broken files) raises MahjongError before anything in ``out_dir`` is changed.
+    """
     check_agent_name(player)
     check_agent_name(vs)
+    check_seed(seed)
     check_run_options(workers, out_dir)
     n = round_up_games(games)
     if n != games:
         print(f"evaluate: --games {games} rounded up to {n} (whole blocks of 4 seat rotations "
               f"over one wall)", file=sys.stderr)
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    check_run(out_dir, {"player": player, "vs": vs, "seed": seed, "hanchan": hanchan}, resume)
-    clear_stale_temps(out_dir / LOGS)
-
     results_path = out_dir / RESULTS
+    started = results_path.is_file() and results_path.stat().st_size > 0
+    if started and not resume:
+        raise MahjongError(f"{results_path} already holds results; pass --resume to continue that "
+                           f"run or choose another --out")
+    run = {"player": player, "vs": vs, "seed": seed, "hanchan": hanchan, "walls": "evaluate",
+           "models": model_versions([player, vs])}
+    run = check_run(out_dir, run, RUN_KEYS, started=started,
+                    allow_model_change=allow_model_change, older=OLDER_RUN)
     done: dict[int, dict] = {}
-    if resume and results_path.exists():
-        done, valid = read_results(results_path)
-        if valid < results_path.stat().st_size:
-            with open(results_path, "r+b") as f:  # drop the cut last line before appending
-                f.truncate(valid)
+    valid = 0
+    if started:
+        done, valid = read_results(results_path, seed=seed, games=n)
+    # Every check passed: from here on the directory is written.
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(out_dir / RUN, run)
+    if started and valid < results_path.stat().st_size:
+        print(f"evaluate: warning: {results_path}: dropped 1 cut last line (a write stopped by "
+              f"a kill); its game is played again", file=sys.stderr)
+        with open(results_path, "r+b") as f:  # before appending
+            f.truncate(valid)
+    clear_stale_temps(out_dir / LOGS)
     plan = game_plan(n, seed)
-    for g, _, s, seat in plan:
-        rec = done.get(g)
-        if rec is not None and (int(rec["seed"]) != s or int(rec["player_seat"]) != seat):
-            raise RecordError(f"game {g} has seed {rec['seed']} seat {rec['player_seat']}, "
-                              f"expected {s} seat {seat}", path=str(results_path))
     tasks = [(g, b, s, seat, player, vs, hanchan, str(out_dir), save_logs)
              for g, b, s, seat in plan if g not in done]
     initial = n - len(tasks)
@@ -263,11 +298,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="number of games, rounded up to a multiple of 4 (default 400)")
     ap.add_argument("--workers", type=int, default=None,
                     help="worker processes (default: number of CPUs; 1 = no pool)")
-    ap.add_argument("--seed", type=int, default=0, help="base seed of the walls (default 0)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="base seed of the walls, 0..2^32-1 (default 0); evaluate draws its walls "
+                         "from a stream of its own, never those of selfplay --seed")
     ap.add_argument("--out", type=Path, default=None,
                     help="output directory (default runs/eval_<player>_vs_<vs>_seed<S>)")
     ap.add_argument("--resume", action="store_true",
                     help="continue the run in --out: skip the games results.jsonl holds")
+    ap.add_argument("--allow-model-change", action="store_true",
+                    help="with --resume: go on although the agents' model files changed since "
+                         "the run began (run.json keeps the earlier versions)")
     ap.add_argument("--hanchan", action="store_true", help="south games instead of east-only")
     ap.add_argument("--save-logs", action="store_true",
                     help="also write each game's mjai log (gzip) under OUT/logs/")
@@ -281,7 +321,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     try:
         summary = evaluate(args.player, args.vs, args.games, out, seed=args.seed,
                            workers=args.workers, resume=args.resume, hanchan=args.hanchan,
-                           save_logs=args.save_logs)
+                           save_logs=args.save_logs, allow_model_change=args.allow_model_change)
     except MahjongError as e:
         print(f"evaluate: error: {e}", file=sys.stderr)
         return 2

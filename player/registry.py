@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from game.errors import MahjongError
@@ -45,6 +46,33 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "cnn-bot": _cnn_bot,
     "mdp": _mdp,
 }
+
+
+def _mdp_models(opts: dict[str, Any]) -> list[Path]:
+    from regressors.estimators import DEFAULT_DIR, FILES
+    return [DEFAULT_DIR / fname for fname, _ in FILES.values()]
+
+
+def _cnn_bot_models(opts: dict[str, Any]) -> list[Path]:
+    from cnn.policy import DEFAULT_MODELS, TASKS
+    folder = Path(str(opts["models_dir"])) if "models_dir" in opts else DEFAULT_MODELS
+    return [folder / f"{task}.pt" for task in TASKS]
+
+
+# name -> the model files an agent of that name loads (given its options). A run that is
+# resumed must find them unchanged, or it would mix two players in one result.
+MODEL_FILES: dict[str, Callable[[dict[str, Any]], list[Path]]] = {
+    "mdp": _mdp_models,
+    "cnn-bot": _cnn_bot_models,
+}
+
+
+def model_files(spec: str) -> list[Path]:
+    """The model files the agent ``spec`` (``NAME[:KEY=VALUE,...]``) loads; [] for one that
+    loads none (random, tsumogiri, efficiency)."""
+    name, opts = parse_agent_spec(spec)
+    files = MODEL_FILES.get(name)
+    return files(opts) if files is not None else []
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:

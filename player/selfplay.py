@@ -4,7 +4,9 @@
 
 Game ``i`` of a run with ``--seed S`` uses the wall seed ``derive_seed(S, i)`` and is written
 to ``DIR/<i:06d>-<wall seed>.mjson.gz`` through a temporary file and a rename, so a killed run
-leaves no half-written log; running the same command again skips the logs that exist. The
+leaves no half-written log; running the same command again skips the logs that exist.
+``DIR/run.json`` (``player.rundir``) records the run and its agent's model versions: a run is
+continued only by the same command, and not after the models changed. The
 logs are training records for the estimators and cnn-bot (DESIGN.md, "Records for training").
 
 This module also holds the pieces ``player.evaluate`` shares: seed derivation, agent checks,
@@ -26,21 +28,29 @@ from typing import Any
 import numpy as np
 
 from game.errors import MahjongError
+from player.rundir import RUN, SEED_MAX, check_run, check_seed, model_versions, write_json
 
 LOG_SUFFIX = ".mjson.gz"
 TMP_DIR = ".tmp"
+EVALUATE_WALLS = 1  # the stream of evaluate's wall seeds; self-play's is the plain one (0)
 
 
 # ----------------------------------------------------------------------------- shared pieces
 
 
-def derive_seed(base: int, *keys: int) -> int:
+def derive_seed(base: int, *keys: int, stream: int = 0) -> int:
     """A well-mixed 31-bit seed from a base seed and indices (wall seeds, agent seeds).
 
     Hashing (numpy's SeedSequence) instead of ``base + index`` keeps the runs of nearby base
-    seeds from sharing walls.
+    seeds from sharing walls. ``stream`` > 0 draws from a stream of its own (a spawn key,
+    which no plain list of keys can equal): ``player.evaluate`` takes its walls from
+    :data:`EVALUATE_WALLS`, so it never plays the walls self-play trains on. ``base`` and
+    ``keys`` must be in 0..2^32-1 (callers check user seeds with ``rundir.check_seed``).
     """
-    return int(np.random.SeedSequence([int(base) & 0xFFFFFFFF, *map(int, keys)])
+    if not 0 <= base <= SEED_MAX:
+        raise ValueError(f"base seed {base} outside 0..{SEED_MAX}")
+    spawn_key = (stream,) if stream else ()
+    return int(np.random.SeedSequence([int(base), *map(int, keys)], spawn_key=spawn_key)
                .generate_state(1, dtype=np.uint32)[0] >> 1)
 
 
@@ -189,14 +199,32 @@ def _selfplay_task(task: tuple) -> str:
 
 
 def selfplay(agent: str, games: int, out_dir: Path, *, seed: int = 0, workers: int | None = None,
-             hanchan: bool = False) -> list[Path]:
-    """Play ``games`` self-play games into ``out_dir``; return every log path (old and new)."""
+             hanchan: bool = False, allow_model_change: bool = False) -> list[Path]:
+    """Play ``games`` self-play games into ``out_dir``; return every log path (old and new).
+
+    ``out_dir/run.json`` records the agent, seed, rule and the agent's model versions; a
+    directory that already holds logs of this command is continued only by the same run
+    (``allow_model_change``: after the agent's models changed).
+    """
     check_agent_name(agent)
+    check_seed(seed)
     if games < 1:
         raise MahjongError(f"--games must be positive, got {games}")
     check_run_options(workers, out_dir)
     out_dir = Path(out_dir)
+    started = out_dir.is_dir() and any(out_dir.glob(f"*{LOG_SUFFIX}"))
+    if started and not (out_dir / RUN).exists():
+        # Logs of a self-play older than run.json: their names carry their wall seeds, so
+        # only logs of this seed are kept; what they were played with is not known.
+        print(f"selfplay: warning: {out_dir} holds logs but no {RUN} (an older self-play); "
+              f"logs named for this run's walls are kept as they are", file=sys.stderr)
+        started = False
+    run = {"command": "selfplay", "agent": agent, "seed": seed, "hanchan": hanchan,
+           "walls": "selfplay", "models": model_versions([agent])}
+    run = check_run(out_dir, run, ("agent", "seed", "hanchan"), started=started,
+                    allow_model_change=allow_model_change)
     out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(out_dir / RUN, run)
     clear_stale_temps(out_dir)
     paths = [out_dir / log_name(i, derive_seed(seed, i)) for i in range(games)]
     tasks = [(i, derive_seed(seed, i), agent, hanchan, str(p))
@@ -219,10 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--agent", required=True, help="registered agent name (player/registry.py)")
     ap.add_argument("--games", type=int, required=True, help="number of games")
     ap.add_argument("--out", type=Path, required=True, help="output directory")
-    ap.add_argument("--seed", type=int, default=0, help="base seed of walls and agents (default 0)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="base seed of walls and agents, 0..2^32-1 (default 0; the walls differ "
+                         "from those of evaluate --seed with the same number)")
     ap.add_argument("--workers", type=int, default=None,
                     help="worker processes (default: number of CPUs; 1 = no pool)")
     ap.add_argument("--hanchan", action="store_true", help="south games instead of east-only")
+    ap.add_argument("--allow-model-change", action="store_true",
+                    help="continue a run in --out although the agent's model files changed")
     return ap
 
 
@@ -230,7 +262,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     args = build_parser().parse_args(None if argv is None else list(argv))
     try:
         paths = selfplay(args.agent, args.games, args.out, seed=args.seed, workers=args.workers,
-                         hanchan=args.hanchan)
+                         hanchan=args.hanchan, allow_model_change=args.allow_model_change)
     except MahjongError as e:
         print(f"selfplay: error: {e}", file=sys.stderr)
         return 2

@@ -28,12 +28,17 @@ import glob as _glob
 import gzip
 import hashlib
 import json
+import os
+import sys
+import zipfile
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from game.cli import check_output_dir
 from game.errors import MahjongError, RecordError
 from game.tiles import mjai_to_kind
 from regressors import features as F
@@ -141,19 +146,18 @@ class Dataset:
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, _version=np.array(DATASET_VERSION),
-                            _files=np.array(self.files), **self.arrays)
+        write_npz(path, _version=np.array(DATASET_VERSION), _files=np.array(self.files), **self.arrays)
         return path
 
     @classmethod
     def load(cls, path: str | Path) -> "Dataset":
-        with np.load(path) as z:
-            if int(z["_version"]) != DATASET_VERSION:
-                raise MahjongError(f"{path}: dataset version {int(z['_version'])} != {DATASET_VERSION}")
-            arrays = {k: z[k] for k in z.files if not k.startswith("_")}
-            files = [str(f) for f in z["_files"]]
-        return cls(arrays, files)
+        """A saved dataset; RecordError naming ``path`` when it is not one."""
+        z = read_npz(path)
+        if "_version" not in z or "_files" not in z:
+            raise RecordError("not a dataset (no _version / _files)", path=str(path))
+        if int(z["_version"]) != DATASET_VERSION:
+            raise MahjongError(f"{path}: dataset version {int(z['_version'])} != {DATASET_VERSION}")
+        return cls({k: v for k, v in z.items() if not k.startswith("_")}, [str(f) for f in z["_files"]])
 
     def split(self, held_out: float = 0.2, seed: int = 0) -> tuple["Dataset", "Dataset"]:
         """Train / held-out datasets, split by game."""
@@ -463,6 +467,41 @@ def build_dataset(paths: Iterable[str | Path], progress: bool = False) -> Datase
     return Dataset(arrays, paths)
 
 
+# What a cut or damaged .npz raises when it is opened or read.
+_NPZ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
+
+
+def read_npz(path: str | Path) -> dict[str, np.ndarray]:
+    """Every array of an ``.npz`` file; RecordError naming it when it is not a readable one
+    (a write cut by a kill, a damaged disk, another kind of file)."""
+    try:
+        z = np.load(path, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):  # a lone .npy array
+            raise ValueError("an .npy array, not an .npz archive")
+        with z:
+            return {k: z[k] for k in z.files}
+    except _NPZ_ERRORS as e:
+        raise RecordError(f"unreadable .npz ({type(e).__name__}: {e})", path=str(path)) from None
+
+
+def write_npz(path: str | Path, **arrays: np.ndarray) -> None:
+    """``np.savez_compressed`` through a temp file and a rename: a kill never leaves a cut
+    cache behind. ``path`` must end in ``.npz`` (numpy would add it)."""
+    path = Path(path)
+    if path.suffix != ".npz":
+        raise ValueError(f"{path} does not end in .npz")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def unreadable_cache(err: RecordError) -> None:
+    """Say on stderr that a cache is rebuilt: it is derived from the records, so rebuilding
+    it is always right and costs only time (an error would make the user delete it)."""
+    print(f"warning: {err}; 1 unreadable cache rebuilt", file=sys.stderr)
+
+
 def cache_key(paths: Sequence[str | Path]) -> str:
     h = hashlib.sha1(str(DATASET_VERSION).encode())
     for p in sorted(map(str, paths)):
@@ -473,12 +512,17 @@ def cache_key(paths: Sequence[str | Path]) -> str:
 
 def load_or_build(spec: str | Sequence[str], cache_dir: str | Path | None, progress: bool = True) -> Dataset:
     """The dataset of the records matching ``spec``, built once and cached in ``cache_dir``."""
+    if cache_dir is not None:
+        check_output_dir(cache_dir, "--cache")
     files = record_files(spec)
     if cache_dir is None:
         return build_dataset(files, progress)
     path = Path(cache_dir) / f"dataset-{cache_key(files)}.npz"
     if path.exists():
-        return Dataset.load(path)
+        try:
+            return Dataset.load(path)
+        except RecordError as err:
+            unreadable_cache(err)
     ds = build_dataset(files, progress)
     ds.save(path)
     return ds

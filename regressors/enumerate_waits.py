@@ -18,7 +18,7 @@ from functools import lru_cache
 import numba
 import numpy as np
 
-from regressors.waits import wait_mask
+from search.waits import wait_mask
 
 _MENTSU = [("k", k) for k in range(34)] + [("s", 9 * s + n) for s in range(3) for n in range(7)]
 

@@ -21,7 +21,7 @@ import numpy as np
 from game.errors import RecordError
 from game.state import TableState, seat_view
 from regressors.features import n_takes
-from regressors.waits import wait_mask
+from search.waits import wait_mask
 
 # Fields every seat's state holds alike (the public table), read from any followed seat.
 _PUBLIC = frozenset({

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from game.cli import reports_errors
+from game.cli import check_output_dir, reports_errors
 from regressors.base import load_json, save_json
 from regressors.datasets import N_POINT_CLASSES, Dataset, load_or_build
 from regressors.deal_in import UnseenBaseline, dataset_deal_in
@@ -206,6 +206,9 @@ def report_parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 def run_report(args: argparse.Namespace, extra_rows: ExtraRows | None = None) -> int:
     """Evaluate on ``args.records`` and print the table (or JSON); the body of both reports."""
+    for option in ("cache", "plots"):  # before the models are loaded and the records replayed
+        if getattr(args, option):
+            check_output_dir(getattr(args, option), f"--{option}")
     est = Estimators.load(args.models)
     base = load_baselines(args.models)
     spec = args.records if len(args.records) > 1 else args.records[0]

@@ -43,12 +43,16 @@ counts, so a closed hand needs no arithmetic on them.
 The tables take about 7.9 MB (suits) and 0.5 MB (honours) in memory, 0.4 MB compressed on
 disk; building them takes 2-3 s (plus numba's first compilation). They are cached on disk
 (``$MAHJONG_MDP_CACHE``, else ``$XDG_CACHE_HOME`` or ``~/.cache``, under ``mahjong-mdp/``;
-else next to this module; else kept in memory only).
+else next to this module; else kept in memory only) in a file named after a digest of this
+module, which alone builds them: any change to it builds them afresh, no version to bump.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
+import zipfile
+import zlib
 from pathlib import Path
 
 import numba
@@ -56,7 +60,6 @@ import numpy as np
 
 from search._numba_cache import cache_root
 
-TABLE_VERSION = 5
 SUIT_SIZE = 5 ** 9
 HONOR_SIZE = 5 ** 7
 _BIG = 15  # cost that fits a nibble; every real cost is <= 14
@@ -288,14 +291,17 @@ def _cache_dirs() -> list[Path]:
 
 
 def _file_name() -> str:
-    return f"shanten_tables_v{TABLE_VERSION}.npz"
+    """The cache file of the tables this module builds: named after a digest of its source."""
+    digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    return f"shanten_tables-{digest}.npz"
 
 
 def _try_load(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
+    # None for a missing, cut or damaged file: the tables are built again.
     try:
-        with np.load(path) as z:
+        with np.load(path, allow_pickle=False) as z:
             suit, honor = z["suit"], z["honor"]
-    except (OSError, KeyError, ValueError):
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
         return None
     if (suit.shape != (SUIT_TAB_SIZE,) or honor.shape != (HONOR_TAB_SIZE,)
             or suit.dtype != np.uint32 or honor.dtype != np.uint32):

@@ -53,6 +53,7 @@ import numpy as np
 from game.errors import MahjongError
 from game.tiles import N_KINDS
 from search.shanten import apply_tile_nb, part_indices_nb, shanten_idx_nb, tables
+from search.waits import is_complete  # noqa: F401  (re-exported: abstractions checks a root win here)
 
 EMPTY = -1
 
@@ -85,76 +86,6 @@ N_CODES = 68
 _MELD_R = (np.random.default_rng(0x3E1D_77).integers(1, 2**63, size=N_CODES, dtype=np.uint64)
            * np.uint64(2) + np.uint64(1))
 _RIICHI_R = np.uint64(0x9D2C_5680_1B87_3A55)
-
-
-# --- win check -------------------------------------------------------------------------
-
-@numba.njit(cache=True)
-def _suit_is_melds(c: np.ndarray, lo: int, hi: int, honors: bool) -> bool:
-    """Whether counts ``c[lo:hi]`` split into melds only (consumes a scratch copy)."""
-    for k in range(lo, hi):
-        n = c[k]
-        if n < 0:
-            return False
-        if n >= 3:
-            n -= 3
-            c[k] -= 3
-        if n == 0:
-            continue
-        if honors or k + 2 >= hi:
-            return False
-        # n in {1, 2}: these copies must start sequences
-        if c[k + 1] < n or c[k + 2] < n:
-            return False
-        c[k] -= n
-        c[k + 1] -= n
-        c[k + 2] -= n
-    return True
-
-
-@numba.njit(cache=True)
-def _melds_only(h: np.ndarray) -> bool:
-    c = h.astype(np.int64)
-    for s in range(3):
-        if not _suit_is_melds(c, 9 * s, 9 * s + 9, False):
-            return False
-    return _suit_is_melds(c, 27, 34, True)
-
-
-@numba.njit(cache=True)
-def is_complete(h: np.ndarray) -> bool:
-    """Whether ``h`` (``3k+2`` tiles) is a winning shape: k melds + a pair, or, with 14
-    tiles, chiitoitsu (seven distinct pairs) or kokushi."""
-    total = 0
-    for k in range(34):
-        total += h[k]
-    if total % 3 != 2:
-        return False
-    if total == 14:
-        pairs = 0
-        for k in range(34):
-            if h[k] == 2:
-                pairs += 1
-        if pairs == 7:
-            return True
-        yao = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
-        ok = True
-        has_pair = False
-        for k in yao:
-            if h[k] == 0:
-                ok = False
-            elif h[k] == 2:
-                has_pair = True
-        if ok and has_pair:
-            return True
-    c = h.copy()
-    for k in range(34):
-        if c[k] >= 2:
-            c[k] -= 2
-            if _melds_only(c):
-                return True
-            c[k] += 2
-    return False
 
 
 # --- additive hash table ---------------------------------------------------------------

@@ -317,3 +317,43 @@ def test_thesis_sampling_rules(monkeypatch):
     store = bot_data.SampleArrays()
     bot_data.add_game(store, events, 0, thesis=False, seed=0)
     assert len(store.y["riichi"]) == 36 and len(store.y["discard"]) == 24
+
+
+def test_agreement_dataset_cache_and_bad_input(tiny_records, tmp_path, capsys, monkeypatch):
+    from cnn import bot_data
+
+    models = random_models(tmp_path / "models")
+    records = str(tiny_records / "*.mjson")
+    base = ["--records", records, "--models", str(models), "--json", "--dataset"]
+    # --dataset X is written as X.npz and found again there (not rebuilt).
+    proc = run_module("cnn.agreement", *base, str(tmp_path / "ds"), capsys=capsys)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "ds.npz").is_file() and not (tmp_path / "ds").exists()
+    built = bot_data.build_dataset
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("the cache was not used")
+    monkeypatch.setattr(bot_data, "build_dataset", no_build)
+    again = run_module("cnn.agreement", *base, str(tmp_path / "ds"), capsys=capsys)
+    assert again.returncode == 0 and again.stdout == proc.stdout
+    # A cut cache is rebuilt, with one warning line.
+    monkeypatch.setattr(bot_data, "build_dataset", built)
+    cache = tmp_path / "ds.npz"
+    cache.write_bytes(cache.read_bytes()[:1000])
+    cut = run_module("cnn.agreement", *base, str(cache), capsys=capsys)
+    assert cut.returncode == 0 and cut.stdout == proc.stdout
+    assert cut.stderr.strip().splitlines() == [
+        f"warning: {cache}: unreadable .npz (BadZipFile: File is not a zip file); 1 unreadable cache rebuilt"]
+    # --dataset naming a directory, and records without a hand: exit 2, one line.
+    (tmp_path / "dir.npz").mkdir()
+    bad = run_module("cnn.agreement", *base, str(tmp_path / "dir"), capsys=capsys)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == [
+        f"error: {tmp_path / 'dir.npz'}: --dataset names a directory, not an .npz file"]
+    handless = tmp_path / "handless.mjson"
+    handless.write_text('{"type":"start_game","names":["a","b","c","d"]}\n{"type":"end_game"}\n')
+    empty = run_module("cnn.agreement", "--records", str(handless), "--models", str(models), "--json",
+                       capsys=capsys)
+    assert empty.returncode == 2 and empty.stdout == ""
+    assert empty.stderr.strip().splitlines() == [
+        f"error: {handless}: the record holds no hand (no start_kyoku event)"]

@@ -234,7 +234,7 @@ def _summary(out: Path) -> dict:
     return json.loads((out / "summary.json").read_text())
 
 
-def test_killed_and_resumed_run_gives_the_same_summary(tmp_path):
+def test_killed_and_resumed_run_gives_the_same_summary(tmp_path, capsys):
     # random against three efficiency copies: ranks and rates vary from game to game.
     common = ["--player", "random", "--vs", "efficiency", "--seed", "11"]
     full = tmp_path / "full"
@@ -246,7 +246,11 @@ def test_killed_and_resumed_run_gives_the_same_summary(tmp_path):
     lines = results.read_text().splitlines(keepends=True)
     # A kill in the middle of writing the 4th game: a cut last line without its newline.
     results.write_text("".join(lines[:3]) + lines[3][: len(lines[3]) // 2])
+    capsys.readouterr()
     assert _run(part, *common, "--games", "8", "--workers", "2", "--resume") == 0
+    warned = [x for x in capsys.readouterr().err.splitlines() if "warning" in x]
+    assert warned == [f"evaluate: warning: {results}: dropped 1 cut last line (a write stopped "
+                      f"by a kill); its game is played again"]
 
     assert _summary(part) == _summary(full)
     by_game = {r["game"]: r for r in _lines(results)}

@@ -16,7 +16,7 @@ from regressors import features as F
 from regressors.datasets import Dataset, build_dataset, read_record
 from regressors.enumerate_waits import open_wait_probs, tenpai_shapes
 from regressors.replay import FullReplay
-from regressors.waits import is_complete, wait_mask
+from search.waits import is_complete, wait_mask
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PHOENIX = sorted((DATA / "phoenix" / "mjlog").glob("mjx__*.xml"))
@@ -419,3 +419,46 @@ def test_train_and_report_clis(tmp_path, capsys):
     assert cnn_report.main(["--records", str(PHOENIX[5]), "--models", str(tmp_path / "m"),
                             "--cnn", str(tmp_path / "none.pt")]) == 2
     assert "none" in capsys.readouterr().err
+
+
+def _one_error(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+def test_report_bad_paths_and_handless_records_exit_2(tmp_path, capsys):
+    from cnn import report as cnn_report
+    from regressors import report
+
+    a_file = tmp_path / "a_file"
+    a_file.write_text("keep")
+    handless = tmp_path / "handless.mjson"
+    handless.write_text('{"type":"start_game","names":["a","b","c","d"]}\n{"type":"end_game"}\n')
+    for main in (report.main, cnn_report.main):
+        for option in ("--plots", "--cache"):
+            assert main(["--records", str(PHOENIX[5]), option, str(a_file)]) == 2
+            assert _one_error(capsys) == f"error: {a_file}: {option} names a file, not a directory"
+        # Records without a hand: no report of empty metrics.
+        assert main(["--records", str(handless), "--json"]) == 2
+        assert _one_error(capsys) == f"error: {handless}: the record holds no hand (no start_kyoku event)"
+    assert a_file.read_text() == "keep"
+
+
+def test_cut_dataset_cache_is_rebuilt_with_a_warning(tmp_path, capsys):
+    from regressors import report
+
+    args = ["--records", str(PHOENIX[5]), "--cache", str(tmp_path / "c"), "--json"]
+    assert report.main(args) == 0
+    first = capsys.readouterr().out
+    (cache,) = (tmp_path / "c").glob("dataset-*.npz")
+    whole = cache.read_bytes()
+    cache.write_bytes(whole[: len(whole) // 2])  # a write cut by a kill
+    assert report.main(args) == 0
+    out = capsys.readouterr()
+    assert out.out == first
+    warned = out.err.strip().splitlines()
+    assert warned == [f"warning: {cache}: unreadable .npz (BadZipFile: File is not a zip file); "
+                      f"1 unreadable cache rebuilt"]
+    assert len(Dataset.load(cache).arrays["dec_game"]) > 0  # whole again
+    assert len(list((tmp_path / "c").iterdir())) == 1  # no temp file left
