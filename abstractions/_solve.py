@@ -6,7 +6,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from abstractions.params import MDPParams, _call_payoff, win_payoffs
-from search.hand_graph import HandGraph, is_complete
+from search.hand_graph import HandGraph
+from search.waits import is_complete
 from search.retrograde import N_OUT, OUTCOMES, solve
 
 

@@ -53,7 +53,6 @@ import numpy as np
 from game.errors import MahjongError
 from game.tiles import N_KINDS
 from search.shanten import apply_tile_nb, part_indices_nb, shanten_idx_nb, tables
-from search.waits import is_complete  # noqa: F401  (re-exported: abstractions checks a root win here)
 
 EMPTY = -1
 

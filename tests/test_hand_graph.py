@@ -7,7 +7,8 @@ import pytest
 
 from game.errors import MahjongError
 from game.tiles import hand_counts
-from search.hand_graph import build_graph, is_complete
+from search.hand_graph import build_graph
+from search.waits import is_complete
 
 from graph_reference import reference_h1, riichienv_shanten
 
