@@ -154,3 +154,35 @@ def test_shipped_hazards_are_sane():
     end = hz.p_tenpai_end(20, np.array([1.0, 0.05, 0.3]), np.array([True, False, False]), no_open)
     assert end[0] > 0.9 and end[1] < end[2] < end[0]
     assert 0 < hz.p_abort < 0.01
+
+
+def test_ron_scales_count_the_others_discards_of_tenpai_waits(phoenix):
+    """``ron_scale``: the discards of a tenpai player's waits over their number if discards
+    were random among its unseen tiles, recounted here from the events with the table state's
+    own waits (riichienv's evaluator); real players hold back more against a riichi."""
+    from game.records import read_events
+    from game.state import TableState
+    from game.tiles import mjai_to_kind
+
+    files, ds = phoenix
+    hits = {False: 0, True: 0}
+    share = {False: 0.0, True: 0.0}
+    for path in files:
+        states = [TableState(s) for s in range(4)]
+        for e in read_events(path):
+            if e["type"] == "dahai":
+                for st in states:
+                    x = st.seat
+                    if x == e["actor"] or st.hand.sum() % 3 != 1 or not st.waits:
+                        continue
+                    un = np.asarray(st.unseen, float)
+                    hits[st.riichi[x]] += mjai_to_kind(e["pai"]) in st.waits
+                    share[st.riichi[x]] += sum(un[w] for w in st.waits) / un.sum()
+            for st in states:
+                st.update(e)
+    hz = HazardModel().fit(ds.arrays, _pt(ds.arrays, Estimators.default()))
+    for riichi, scale in ((False, hz.ron_scale), (True, hz.ron_scale_riichi)):
+        assert scale == pytest.approx((hits[riichi] + 0.5) / (share[riichi] + 0.5), rel=0.02)
+    assert hz.ron_scale_riichi < hz.ron_scale < 1.0
+    shipped = Estimators.default().hazard  # fitted on efficiency self-play
+    assert 0.2 < shipped.ron_scale_riichi < shipped.ron_scale < 1.0

@@ -17,6 +17,9 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
 * **Nine terminals** (``ryukyoku``) is valued as the abortive draw's situation (nothing paid,
   the dealer repeats) against the best discard.
 * After an accepted riichi the hand is locked: win or discard the draw (no search).
+* **Ties at 2-3 shanten** (``tie``): the reduced graphs of far hands leave many discards
+  within a hair of each other (the top ones often equal to 1e-4); those within ``tie`` of the
+  best are told apart by tile efficiency (the efficiency agent's order), as a player would.
 
 Every decision is counted in ``stats`` by how it was made (:data:`METHODS`): ``method1``
 (PSM values), ``rule_based`` (4 or more shanten: the paper's rule-based range, Sec. VII),
