@@ -30,9 +30,7 @@ import numpy as np
 
 from game.errors import RecordError
 from game.tiles import dora_from_indicator, mjai_to_kind
-from game.cli import check_output_dir
-from regressors.datasets import (_future_labels, cache_key, read_npz, read_record, record_files,
-                                 unreadable_cache, write_npz)
+from regressors.datasets import _future_labels, cached, read_npz, read_record, write_npz
 from regressors.features import n_takes, safe_kinds
 from regressors.replay import FullReplay
 
@@ -130,17 +128,5 @@ def load_or_build_planes(spec: str | Path | Sequence[str | Path], cache_dir: str
                          progress: bool = True) -> dict[str, np.ndarray]:
     """:func:`build_planes` of the records ``spec`` names, cached in ``cache_dir`` by a key of
     the files (None: no cache)."""
-    if cache_dir is not None:
-        check_output_dir(cache_dir, "--cache")
-    files = record_files(spec)
-    if cache_dir is None:
-        return build_planes(files, progress)
-    path = Path(cache_dir) / f"planes-{cache_key(files)}.npz"
-    if path.exists():
-        try:
-            return read_npz(path)
-        except RecordError as err:
-            unreadable_cache(err)
-    data = build_planes(files, progress)
-    write_npz(path, **data)
-    return data
+    return cached(spec, cache_dir, "planes", lambda files: build_planes(files, progress), read_npz,
+                  lambda path, data: write_npz(path, **data))

@@ -32,7 +32,7 @@ import os
 import sys
 import zipfile
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -510,19 +510,27 @@ def cache_key(paths: Sequence[str | Path]) -> str:
     return h.hexdigest()[:16]
 
 
-def load_or_build(spec: str | Sequence[str], cache_dir: str | Path | None, progress: bool = True) -> Dataset:
-    """The dataset of the records matching ``spec``, built once and cached in ``cache_dir``."""
+def cached(spec, cache_dir: str | Path | None, prefix: str, build: Callable, load: Callable, save: Callable):
+    """``build(files)`` of the records matching ``spec``, cached in ``cache_dir`` as
+    ``PREFIX-<key of the files>.npz`` (None: no cache): ``load(path)`` when it is there and
+    readable, else built and ``save(path, result)``."""
     if cache_dir is not None:
         check_output_dir(cache_dir, "--cache")
     files = record_files(spec)
     if cache_dir is None:
-        return build_dataset(files, progress)
-    path = Path(cache_dir) / f"dataset-{cache_key(files)}.npz"
+        return build(files)
+    path = Path(cache_dir) / f"{prefix}-{cache_key(files)}.npz"
     if path.exists():
         try:
-            return Dataset.load(path)
+            return load(path)
         except RecordError as err:
             unreadable_cache(err)
-    ds = build_dataset(files, progress)
-    ds.save(path)
-    return ds
+    result = build(files)
+    save(path, result)
+    return result
+
+
+def load_or_build(spec: str | Sequence[str], cache_dir: str | Path | None, progress: bool = True) -> Dataset:
+    """The dataset of the records matching ``spec``, built once and cached in ``cache_dir``."""
+    return cached(spec, cache_dir, "dataset", lambda files: build_dataset(files, progress), Dataset.load,
+                  lambda path, ds: ds.save(path))
