@@ -17,9 +17,10 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
 * **Nine terminals** (``ryukyoku``) is valued as the abortive draw's situation (nothing paid,
   the dealer repeats) against the best discard.
 * After an accepted riichi the hand is locked: win or discard the draw (no search).
-* **Ties at 2-3 shanten** (``tie``): the reduced graphs of far hands leave many discards
-  within a hair of each other (the top ones often equal to 1e-4); those within ``tie`` of the
-  best are told apart by tile efficiency (the efficiency agent's order), as a player would.
+* **Ties at 2-3 shanten** (``tie``, off by default): the reduced graphs of far hands leave
+  many discards within a hair of each other (the top ones often equal to 1e-4); with ``tie`` > 0
+  those within ``tie`` of the best are told apart by tile efficiency (the efficiency agent's
+  order). It agrees more with expert players and plays worse (README, "Strength").
 
 Every decision is counted in ``stats`` by how it was made (:data:`METHODS`): ``method1``
 (PSM values), ``rule_based`` (4 or more shanten: the paper's rule-based range, Sec. VII),
@@ -63,8 +64,9 @@ CALL_M = 2
 #: 5,000-15,000 states: the own-turn budget of 5,000 dropped the calls of most of them).
 CALL_STATES = 20_000
 #: Discards within this much expected rank of the best are ordered by tile efficiency
-#: (``tie`` option; 0 turns it off) at :data:`TIE_SHANTEN` or more shanten, where the graphs
-#: are cut by the state budget and ``d``. Chosen on development games (README, "Strength").
+#: (``tie`` option) at :data:`TIE_SHANTEN` or more shanten, where the graphs are cut by the
+#: state budget and ``d``. Off: 3e-4 raised the agreement with phoenix players (0.566 ->
+#: 0.590 on 8 development games) and lost 0.18 rank in games (README, "Strength").
 TIE = 0.0
 TIE_SHANTEN = 2
 NEG = -math.inf
