@@ -25,7 +25,9 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
 * win payoffs: the scorer's points (dora, red fives still held, riichi, expected ura and
   ippatsu at the records' rate for riichi hands) through a per-hand table of points ->
   expected final rank (ron paid by one of the three opponents, equally likely; tsumo split by the dealer rule;
-  honba and riichi sticks on top; the dealer repeats).
+  honba and riichi sticks on top; the dealer repeats);
+* after our kan (:func:`after_kan`): the same chance parameters, one turn less when the kan
+  takes it, the payoffs of the hand with its kan and the new dora indicator in expectation.
 
 :class:`TableModel` switches each of these back to the first player's choices (the ratio
 horizon ``max(1, round(r T_max))`` paid as a washout, one ``P_O`` for every turn, the
