@@ -68,7 +68,11 @@ def test_a_kan_is_valued(est):
     threat on the table."""
     agent = agent_at(events_for("123m 456p 78s 55m NNN", FIRST_ROUND, last_draw="N"), est)
     legal = discard_legal(agent, reach=True) + [ankan("N")]
+    other = MdpAgent(estimators=est)
+    other.start_game(1)
+    review = other.value(agent.state, legal)  # what analyze shows: the same values as act's
     choice = agent.act(legal)
+    assert [v for _, v, _ in review] == [v for _, v in agent.last_values]
     v = valued(agent)
     assert v["ankan"] is not None and math.isfinite(v["ankan"]), agent.explain()
     assert v["ankan"] >= v["N"] and choice["type"] == "ankan", agent.explain()
