@@ -25,7 +25,9 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
 * win payoffs: the scorer's points (dora, red fives still held, riichi, expected ura and
   ippatsu at the records' rate for riichi hands) through a per-hand table of points ->
   expected final rank (ron paid by one of the three opponents, equally likely; tsumo split by the dealer rule;
-  honba and riichi sticks on top; the dealer repeats).
+  honba and riichi sticks on top; the dealer repeats);
+* after our kan (:func:`after_kan`): the same chance parameters, one turn less when the kan
+  takes it, the payoffs of the hand with its kan and the new dora indicator in expectation.
 
 :class:`TableModel` switches each of these back to the first player's choices (the ratio
 horizon ``max(1, round(r T_max))`` paid as a washout, one ``P_O`` for every turn, the
@@ -39,7 +41,7 @@ plus a few vectorised look-ups.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numba
 import numpy as np
@@ -271,8 +273,9 @@ class RankTable:
 
 @numba.njit(cache=True)
 def _points_nb(hands14, tiles, tsumo, melds, nmeld, seat_wind, round_wind, riichi, dmult, red_held, red_fixed,
-               p_ippatsu, n_ura, unseen):
-    """Hand value (points) of each completed hand; NaN where it is no win (no yaku)."""
+               p_ippatsu, n_ura, unseen, n_new):
+    """Hand value (points) of each completed hand; NaN where it is no win (no yaku).
+    ``n_new``: dora indicators still to be revealed (after our kan), in expectation."""
     m = hands14.shape[0]
     out = np.empty(m)
     for i in range(m):
@@ -284,9 +287,9 @@ def _points_nb(hands14, tiles, tsumo, melds, nmeld, seat_wind, round_wind, riich
                 red += 1
         h[w] -= 1
         ms = melds[i, :nmeld[i]]
-        if riichi > 0:
+        if riichi > 0 or n_new > 0:
             pts = expected_score_nb(h, ms, w, tsumo, seat_wind, round_wind, riichi, dmult, red, 0, 0,
-                                    p_ippatsu, n_ura, unseen)[F_POINTS]
+                                    p_ippatsu, n_ura, unseen, n_new)[F_POINTS]
         else:
             pts = float(score_nb(h, ms, w, tsumo, seat_wind, round_wind, 0, dmult, red, 0, 0, 0, 0)[F_POINTS])
         out[i] = pts if pts > 0 else np.nan
@@ -305,9 +308,10 @@ class WinPayoff:
     red_held: np.ndarray       # uint8[34]: red fives in the concealed hand (counted while the kind is held)
     red_fixed: int             # red fives in the melds
     unseen: np.ndarray
-    n_ura: int
+    n_ura: int                 # ura indicators at a riichi win (one per dora indicator)
     riichi: int = 0
     p_ippatsu: float = 0.0     # chance of ippatsu in a riichi win (records' share)
+    n_new_dora: int = 0        # dora indicators still to come (our kan's), in expectation
     root_melds: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
 
     def points(self, hands14, tiles, tsumo: bool, melds=None) -> np.ndarray:
@@ -323,7 +327,8 @@ class WinPayoff:
         nmeld = (rows[:, :, 0] >= 0).sum(1).astype(np.int64)
         return _points_nb(h, np.ascontiguousarray(tiles, dtype=np.int64), bool(tsumo), rows, nmeld,
                           int(self.seat_wind), int(self.round_wind), int(self.riichi), self.dora_mult,
-                          self.red_held, int(self.red_fixed), float(self.p_ippatsu), int(self.n_ura), self.unseen)
+                          self.red_held, int(self.red_fixed), float(self.p_ippatsu), int(self.n_ura), self.unseen,
+                          int(self.n_new_dora))
 
     def __call__(self, hands14, tiles, tsumo: bool, melds=None) -> np.ndarray:
         return self.table.u_win(self.points(hands14, tiles, tsumo, melds), bool(tsumo))
@@ -339,8 +344,9 @@ class Situation:
     table: RankTable
     estimates: object          # regressors.estimators.DecisionEstimates
     t_max: int
-    payoff: WinPayoff
+    payoff: WinPayoff          # the win payoff without riichi (``params.payoff`` is the riichi one in riichi)
     root_melds: list[tuple[str, int]]
+    p_ippatsu: float = 0.0     # ippatsu in a riichi win (records' share)
 
 
 def root_melds(state) -> list[tuple[str, int]]:
@@ -357,6 +363,29 @@ def _red_counts(state) -> tuple[np.ndarray, int]:
             held[t >> 2] += 1
     fixed = sum(1 for m in state.melds[state.seat] for t in m.tiles if t in RED_IDS)
     return held, fixed
+
+
+def can_declare_riichi(state) -> bool:
+    """The seat may still declare riichi some day: not yet in riichi, every meld a closed kan."""
+    return not state.riichi[state.seat] and all(m.type == "ankan" for m in state.melds[state.seat])
+
+
+def _win_payoffs(state, table: RankTable, p_ippatsu: float, *, new_dora: int = 0) -> tuple[WinPayoff, WinPayoff]:
+    """The win payoffs of the seat's hand without and with riichi (Sec. VI-C, VI-E): the
+    scorer's points with the dora shown and the red fives held or melded; a riichi win with
+    the expected ura dora and ippatsu. ``new_dora``: indicators still to come (our kan's),
+    counted in expectation (each an unseen tile, like an ura indicator), each with its ura."""
+    from search.scorer import melds_array
+
+    dm = np.zeros(34, np.uint8)
+    for ind in state.dora_indicators:
+        dm[dora_from_indicator(int(ind) >> 2)] += 1
+    red_held, red_fixed = _red_counts(state)
+    common = dict(table=table, seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), dora_mult=dm,
+                  red_held=red_held, red_fixed=red_fixed, unseen=np.ascontiguousarray(state.unseen, dtype=np.uint8),
+                  n_ura=len(state.dora_indicators) + new_dora, root_melds=melds_array(root_melds(state)),
+                  n_new_dora=new_dora)
+    return WinPayoff(**common), WinPayoff(**common, riichi=1, p_ippatsu=float(p_ippatsu))
 
 
 @dataclass(frozen=True)
@@ -401,6 +430,13 @@ def hazard_turns(t_max: int) -> np.ndarray:
     """The hazard intervals ``q`` of ``P_O[n]``, ``n = 0..t_max``: ``q = max(n, 1)`` (``n = 0``
     is the interval in progress at a call decision, ``n`` the one after our ``n``-th discard)."""
     return np.maximum(np.arange(t_max + 1), 1)
+
+
+def _ron_scale(hazards, model: TableModel, in_riichi: bool) -> float:
+    """The share of random at which the others discard our waits (1: ``ron_share`` off)."""
+    if not model.ron_share:
+        return 1.0
+    return float(hazards.ron_scale_riichi if in_riichi else hazards.ron_scale)
 
 
 def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray) -> np.ndarray:
@@ -461,26 +497,13 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         p_other_riichi = p_other * RIICHI_OTHER_SCALE
         p_end = 0.0
         fsm_p = float(np.clip(estimates.p_end, 0.02, 0.5))
-    dm = np.zeros(34, np.uint8)
-    for ind in state.dora_indicators:
-        dm[dora_from_indicator(int(ind) >> 2)] += 1
-    red_held, red_fixed = _red_counts(state)
-    melds = root_melds(state)
-    from search.scorer import melds_array
-
-    rows = melds_array(melds)
-    unseen = np.ascontiguousarray(state.unseen, dtype=np.uint8)
-    common = dict(table=table, seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), dora_mult=dm,
-                  red_held=red_held, red_fixed=red_fixed, unseen=unseen, n_ura=len(state.dora_indicators),
-                  root_melds=rows)
-    payoff = WinPayoff(**common)
+    in_riichi = bool(state.riichi[me])
+    plain, riichi_pay = _win_payoffs(state, table, float(hazards.p_ippatsu))
     riichi = None
-    if not melds and not state.riichi[me]:
+    if can_declare_riichi(state):
         # a riichi hand is tenpai at a washout: the stick's cost there stands for every non-win ending
         stick = table.washout(pt, True) - table.washout(pt, True, riichi=True)
-        riichi = RiichiParams(stick=max(0.0, float(stick)),
-                              payoff=WinPayoff(**common, riichi=1, p_ippatsu=float(hazards.p_ippatsu)),
-                              p_other=p_other_riichi,
+        riichi = RiichiParams(stick=max(0.0, float(stick)), payoff=riichi_pay, p_other=p_other_riichi,
                               ron_scale=float(hazards.ron_scale_riichi) if model.ron_share else None)
     own = np.zeros(34, bool)
     for d in state.discards[me]:
@@ -488,12 +511,43 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose) \
         if model.rising_deal_in else 1.0
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
-                       p_end=p_end, ron_scale=float(hazards.ron_scale) if model.ron_share else 1.0,
-                       u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten, payoff=payoff,
+                       p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi),
+                       u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten,
+                       payoff=riichi_pay if in_riichi else plain,
                        fsm_p=fsm_p, fold_growth=model.rising_fold, riichi=riichi, calls=True,
                        discards_per_turn=3 if model.three_discards else 1,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)
-    return Situation(params=params, table=table, estimates=estimates, t_max=t_max, payoff=payoff, root_melds=melds)
+    return Situation(params=params, table=table, estimates=estimates, t_max=t_max, payoff=plain,
+                     root_melds=root_melds(state), p_ippatsu=float(hazards.p_ippatsu))
+
+
+def after_kan(sit: Situation, state) -> Situation:
+    """The situation of our kan (closed, added or open), right after it and before the
+    replacement draw: ``state`` is the seat's table state with the kan applied.
+
+    The chance parameters (Sec. VI-C) stay the decision's; the horizon loses the turn the
+    kan moves into the dead wall (the replacement draw takes the live wall's last tile:
+    ``T = 1 + (W - 1) // 4`` with ``W`` tiles left, at most the decision's ``T``); the win
+    payoffs are those of the hand with its kan (fu, red fives, sankantsu by the scorer), the
+    new dora indicator (and its ura) counted in expectation; riichi stays possible while
+    every meld is a closed kan. Not modelled: the new dora in the opponents' hands, chankan
+    on an added kan, rinshan kaihou; a kan in riichi loses the ippatsu.
+    """
+    p = sit.params
+    in_riichi = bool(state.riichi[state.seat])
+    plain, riichi_pay = _win_payoffs(state, sit.table, 0.0 if in_riichi else sit.p_ippatsu, new_dora=1)
+    T = max(1, min(int(p.T), 1 + max(0, int(state.tiles_left) - 1) // 4))
+    riichi = None
+    if p.riichi is not None and can_declare_riichi(state):
+        riichi = replace(p.riichi, payoff=riichi_pay, p_other=_first(p.riichi.p_other, T + 1))
+    params = replace(p, T=T, p_other=_first(p.p_other, T + 1), lose_growth=_first(p.lose_growth, T),
+                     p_end=_first(p.p_end, T), payoff=riichi_pay if in_riichi else plain, riichi=riichi)
+    return replace(sit, params=params, payoff=plain, root_melds=root_melds(state))
+
+
+def _first(x, n: int):
+    """The first ``n`` per-turn numbers of ``x`` (a number stays a number)."""
+    return x if np.ndim(x) == 0 else np.asarray(x)[:n]
 
 
 def situation_of(state, estimators, *, table: RankTable | None = None, hanchan: bool = False,

@@ -382,19 +382,43 @@ def plot_ranks(summary: Mapping, path) -> None:
     plt.close(fig)
 
 
-def record_rates(paths: Sequence[str]) -> dict:
-    """Per-hand win / deal-in / riichi / call rates of every seat of some records pooled
-    (e.g. the phoenix players', to set beside an evaluation's)."""
+def count_kans(events: Sequence[Mapping]) -> list[int]:
+    """Per seat, the hands of one mjai log in which it made a kan (closed, added or open)."""
+    out = [0, 0, 0, 0]
+    made: set[int] = set()
+    for ev in events:
+        typ = ev.get("type")
+        if typ == "start_kyoku":
+            for s in made:
+                out[s] += 1
+            made.clear()
+        elif typ in ("ankan", "kakan", "daiminkan"):
+            made.add(int(ev["actor"]))
+    for s in made:
+        out[s] += 1
+    return out
+
+
+def record_rates(paths: Sequence[str], name: str | None = None) -> dict:
+    """Per-hand win / deal-in / riichi / call / kan rates of every seat of some records
+    pooled (e.g. the phoenix players', to set beside an evaluation's), or of the seats whose
+    ``start_game`` name is ``name`` (an agent of an evaluation's logs)."""
     from game.records import read_events
 
-    tot = {k: 0 for k in COUNT_KEYS}
+    tot = {k: 0 for k in COUNT_KEYS + ("kans",)}
+    hands = 0
     for path in paths:
-        for k, v in count_hand_events(read_events(path)).items():
-            tot[k] += sum(v)
-    seats = tot["hands"]  # hands summed over the four seats: seat-hands
-    return {"records": len(paths), "hands": seats // 4,
-            **{f"{k}_per_hand": (tot[k] / seats if seats else math.nan)
-               for k in ("wins", "deal_ins", "riichi", "calls")}}
+        events = read_events(path)
+        counts = {**count_hand_events(events), "kans": count_kans(events)}
+        names = events[0].get("names") if events and events[0].get("type") == "start_game" else None
+        seats = [s for s in range(4) if name is None or (names is not None and names[s] == name)]
+        hands += counts["hands"][0]
+        for k, v in counts.items():
+            tot[k] += sum(v[s] for s in seats)
+    seat_hands = tot["hands"]
+    return {"records": len(paths), "name": name, "hands": hands, "seat_hands": seat_hands,
+            **{f"{k}_per_hand": (tot[k] / seat_hands if seat_hands else math.nan)
+               for k in ("wins", "deal_ins", "riichi", "calls", "kans")}}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -408,11 +432,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     @reports_errors
     def run() -> int:
         ap = argparse.ArgumentParser(prog="python -m player.stats",
-                                     description="Per-hand win / deal-in / riichi / call rates of a seat in records")
+                                     description="Per-hand win / deal-in / riichi / call / kan rates of a seat "
+                                                 "in records")
         ap.add_argument("--records", required=True, nargs="+", help="glob(s) or paths of records")
+        ap.add_argument("--name", help="only the seats of this name in start_game (an agent of evaluate's logs, "
+                                       "e.g. mdp:kans=0); default every seat")
         args = ap.parse_args(argv)
         files = iter_record_files(args.records if len(args.records) > 1 else args.records[0])
-        print(json.dumps(record_rates([str(p) for p in files]), indent=1))
+        print(json.dumps(record_rates([str(p) for p in files], args.name), indent=1))
         return 0
 
     return run()

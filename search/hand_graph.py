@@ -34,11 +34,12 @@ are listed per state and called kind: after an opponent's discard ``u``, a pon (
 hand) or a chi (a run with ``u``; the solver weighs it by the share of discards made by the
 left player) gives an after-call hand, and its discards that land in ``H`` are its members
 (kuikae, Tenhou: no discard of the called kind, nor of the other end of a chi's run). Kans are
-left out (no kan actions; a root's kans enter through ``melds=`` as fixed melds).
+no actions inside the graph: a root's kans enter through ``melds=`` as fixed melds (the
+player values a kan by the graph of the hand after it).
 
 Riichi twins (spec 7 and 9.2 A11): every closed tenpai hand of ``H1`` gets a locked copy (the
 hand after declaring riichi): no exchanges and no calls, so it only discards its draw or wins.
-A root with melds has no twins (riichi needs a closed hand).
+A root with open melds has no twins (riichi needs a closed hand; a closed kan keeps it closed).
 
 A root with melds already called is handled through its concealed part (fewer tiles); its
 melds (``melds=``) travel with every state for scoring and count against the four-meld limit.
@@ -52,6 +53,7 @@ import numpy as np
 
 from game.errors import MahjongError
 from game.tiles import N_KINDS
+from search.scorer import ANKAN
 from search.shanten import apply_tile_nb, part_indices_nb, shanten_idx_nb, tables
 
 EMPTY = -1
@@ -749,7 +751,7 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
         ``0`` gives a closed graph (no calls).
     riichi : bool
         Add the riichi twin of every closed tenpai hand (spec 7, A11); no effect for a root
-        with melds.
+        with open melds (closed kans keep the hand closed).
     melds : sequence of (type, kind)
         The root's melds already called (scorer rows or mjai names, e.g. ``("pon", 31)``).
     """
@@ -779,7 +781,7 @@ def build_graph(hand: np.ndarray, unseen: np.ndarray, *, d: int | None = None,
     m = DEFAULT_M.get(root_sh, 0) if m is None else int(m)
     m = min(m, 4 - len(root_melds))
     reach = d if horizon is None else min(d, int(horizon) - (1 if len(kinds) else 0))
-    twins = bool(riichi) and len(root_melds) == 0
+    twins = bool(riichi) and bool((root_melds[:, 0] == ANKAN).all())
     while True:
         h1 = _h1(h0, r0, seeds, seed_idx, seed_sh, d, min(d, reach), max_states)
         if h1 is not None or d <= root_sh:

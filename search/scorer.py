@@ -26,8 +26,8 @@ winner's gain with honba and sticks. A hand without a yaku (or no winning shape)
 all zeros. The decomposition, and the reading of the winning tile, that pays most is used.
 
 Haitei/houtei, rinshan, chankan, tenhou/chiihou and nagashi are not recognised (the search
-does not model them); ippatsu and ura dora enter as expectations in
-:func:`expected_score_nb`.
+does not model them); ippatsu, ura dora and the dora of a kan's indicator still to come
+enter as expectations in :func:`expected_score_nb`.
 """
 from __future__ import annotations
 
@@ -696,27 +696,33 @@ def _all_counts4(hand: np.ndarray, melds: np.ndarray, win: int) -> np.ndarray:
 def expected_score_nb(hand: np.ndarray, melds: np.ndarray, win: int, tsumo: bool,
                       seat_wind: int, round_wind: int, riichi: int, dora_mult: np.ndarray,
                       red: int, honba: int, sticks: int, p_ippatsu: float,
-                      n_ura_indicators: int, unseen: np.ndarray) -> np.ndarray:
+                      n_ura_indicators: int, unseen: np.ndarray,
+                      n_new_indicators: int = 0) -> np.ndarray:
     """float64[8]: the F_* fields in expectation over ippatsu (probability ``p_ippatsu``)
-    and ura dora (``n_ura_indicators`` drawn from ``unseen`` counts) for a riichi hand;
-    other hands get their plain score. The best reading is chosen per outcome."""
+    and ura dora (``n_ura_indicators`` drawn from ``unseen`` counts) for a riichi hand, and
+    over the dora of ``n_new_indicators`` indicators still to be revealed (a kan's, drawn
+    the same way) for every hand; a hand with neither gets its plain score. The best
+    reading is chosen per outcome."""
     cands = np.empty((_MAX_DECOMP * 5 + 1, 3), np.int64)
     n = _candidates(hand, melds, win, tsumo, seat_wind, round_wind, riichi, cands)
     extra = dora_count_nb(hand, melds, win, dora_mult) + red
     dealer = seat_wind == 0
     res = np.zeros(N_FIELDS, np.float64)
     tmp = np.zeros(N_FIELDS, np.int64)
-    if riichi == 0:
+    hidden = n_new_indicators + (n_ura_indicators if riichi > 0 else 0)
+    if hidden == 0 and riichi == 0:
         _best(cands, n, 0, extra, dealer, tsumo, honba, sticks, tmp)
         for f in range(N_FIELDS):
             res[f] = tmp[f]
         return res
-    dist = ura_distribution_nb(_all_counts4(hand, melds, win), n_ura_indicators, unseen)
+    # ura and new dora are alike: each indicator an unseen tile, its dora han no yaku
+    dist = ura_distribution_nb(_all_counts4(hand, melds, win), hidden, unseen)
+    p_ipp = p_ippatsu if riichi > 0 else 0.0
     for j in range(21):
         if dist[j] == 0.0:
             continue
         for ipp in range(2):
-            w = dist[j] * (p_ippatsu if ipp == 1 else 1.0 - p_ippatsu)
+            w = dist[j] * (p_ipp if ipp == 1 else 1.0 - p_ipp)
             if w == 0.0:
                 continue
             _best(cands, n, ipp, extra + j, dealer, tsumo, honba, sticks, tmp)

@@ -19,7 +19,7 @@ import riichienv
 
 from abstractions import MDPParams, RiichiParams, fsm_closed_form, solve_psm, solve_tsm, solve_wsm
 from game.errors import MahjongError
-from game.tiles import hand_counts
+from game.tiles import hand_counts, mjai_to_kind
 from search.hand_graph import CHI_CODE, build_graph
 
 from graph_reference import reference_h1
@@ -584,3 +584,15 @@ def test_open_yaku_on_real_hands_match_the_library(text, seat, rnd):
             assert (arr[i] == arr[i]) == ok, (text, c14, codes, u, tsumo)
             seen.add(ok)
     assert seen == {True, False}
+
+
+def test_a_closed_kan_keeps_the_riichi_twins():
+    """Twins are the closed tenpai states: a root with a closed kan has them, with an open
+    pon of the same kind it has none."""
+    h = hand_counts("123m456p78s55m")
+    unseen = (4 - h).astype(np.uint8)
+    unseen[mjai_to_kind("N")] = 0
+    g = build_graph(h, unseen, melds=[("ankan", mjai_to_kind("N"))], m=0)
+    closed = np.flatnonzero(~g.riichi)
+    assert g.n_twins == int(g.tenpai[closed].sum()) > 0
+    assert build_graph(h, unseen, melds=[("pon", mjai_to_kind("N"))], m=0).n_twins == 0

@@ -328,3 +328,19 @@ def test_record_rates_count_every_seat(tmp_path, capsys):
     wins = sum(sum(e["type"] == "hora" for e in ev) for ev in events)
     assert out["hands"] == hands and out["wins_per_hand"] == pytest.approx(wins / (4 * hands))
     assert stats.main(["--records", str(tmp_path / "none*.xml")]) == 2
+
+
+def test_kans_per_hand_of_one_named_seat(tmp_path, capsys):
+    """``count_kans`` counts hands with a kan, each kind of kan; ``--name`` keeps the seats
+    of one agent."""
+    log = _events([
+        [{"type": "ankan", "actor": 1}, {"type": "kakan", "actor": 1}, {"type": "ryukyoku"}],
+        [{"type": "daiminkan", "actor": 2, "target": 1}, {"type": "ryukyoku"}],
+    ])
+    assert stats.count_kans(log) == [0, 1, 1, 0]
+    log[0] = {"type": "start_game", "names": ["a", "mdp", "b", "c"]}
+    path = tmp_path / "g.mjson"
+    path.write_text("\n".join(json.dumps(e) for e in log) + "\n")
+    assert stats.main(["--records", str(path), "--name", "mdp"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["hands"] == out["seat_hands"] == 2 and out["kans_per_hand"] == 0.5

@@ -445,3 +445,37 @@ def test_bad_input_raises_tile_error():
         score_hand(hand_counts("123m456p789s1z"), 40)
     with pytest.raises(TileError):
         melds_array([("chi", 8)])
+
+
+@pytest.mark.parametrize("riichi", [0, 1])
+def test_expected_score_over_a_new_indicator_equals_enumeration(riichi):
+    """The dora of a kan's indicator still to come (an unseen tile) in expectation: the
+    scorer's sum against the plain enumeration over the unseen tiles (and, in riichi,
+    over the ura indicators with it)."""
+    from game.tiles import dora_from_indicator
+    from search.scorer import _all_counts4
+
+    rng = np.random.default_rng(8)
+    hand = hand_counts("234m 55p 678s 11s")
+    melds = melds_array([("ankan", mjai_to_kind("N"))])
+    win = mjai_to_kind("1s")
+    dm = dora_mult([mjai_to_kind("3m")])
+    unseen = rng.integers(0, 4, 34).astype(np.int64)
+    allc = _all_counts4(hand, melds, win)
+    n_ura = 1 if riichi else 0  # the ura of the shown indicator; the kan's own ura on top
+    exp = expected_score_nb(hand, melds, win, True, 1, 0, riichi, dm, 0, 0, 0, 0.0, n_ura + riichi, unseen, 1)
+    p = unseen / unseen.sum()
+    hits = np.array([allc[dora_from_indicator(u)] for u in range(34)])
+    dist = np.zeros(21)
+    dist[0] = 1.0
+    for _ in range(1 + n_ura + riichi):  # independent draws, as the ura are
+        new = np.zeros(21)
+        for a in range(21):
+            for u in range(34):
+                if a + hits[u] < 21:
+                    new[a + hits[u]] += dist[a] * p[u]
+        dist = new
+    want = sum(dist[j] * score_nb(hand, melds, win, True, 1, 0, riichi, dm, 0, 0, j, 0, 0) for j in range(21))
+    assert np.allclose(exp, want)
+    plain = expected_score_nb(hand, melds, win, True, 1, 0, riichi, dm, 0, 0, 0, 0.0, n_ura, unseen, 0)
+    assert exp[3] > plain[3]

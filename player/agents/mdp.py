@@ -13,10 +13,18 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
   best ``riichi + discard`` against the best plain discard) and its discard made at the next.
 * **Pass** at an opponent's discard is the PSM value of drawing next (Eq. 9); each legal chi /
   pon is the best ``call + discard`` of the graph's TAKE options (Eq. 10). A call the graph does
-  not hold (outside ``H``) and kans (spec A9: not modelled) are never chosen.
+  not hold (outside ``H``) is never chosen.
+* **Kans** (closed, added, open; spec A9 leaves them out of the MDPs, so they are valued at
+  the root only): the value of the replacement draw, Eq. 9 at the hand after the kan, i.e. the
+  PSM value of drawing next in the graph rooted at the concealed hand left with the kan among
+  its melds, with the parameters of :func:`abstractions.situation.after_kan` (the new dora in
+  expectation, one turn less when the kan takes the last one; riichi still possible after a
+  closed kan). After an accepted riichi a closed kan on offer is valued the same way against
+  the discard of the draw, both with the hand locked. ``kans=False`` never chooses one.
 * **Nine terminals** (``ryukyoku``) is valued as the abortive draw's situation (nothing paid,
   the dealer repeats) against the best discard.
-* After an accepted riichi the hand is locked: win or discard the draw (no search).
+* After an accepted riichi the hand is locked: win or discard the draw (no search, unless a
+  closed kan is on offer).
 * **Ties at 2-3 shanten** (``tie``, off by default): the reduced graphs of far hands leave
   many discards within a hair of each other (the top ones often equal to 1e-4); with ``tie`` > 0
   those within ``tie`` of the best are told apart by tile efficiency (the efficiency agent's
@@ -25,9 +33,10 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
 Every decision is counted in ``stats`` by how it was made (:data:`METHODS`): ``method1``
 (PSM values), ``rule_based`` (4 or more shanten: the paper's rule-based range, Sec. VII),
 ``error_fallback`` (a graph that cannot be built: a bug or a limit to fix), ``forced`` (a win,
-one legal action, a riichi hand, no chi/pon on offer). The rule-based and error moves are the
-efficiency agent's (``player/agents/efficiency.py``: fold against threats,
-else tile efficiency), which this agent feeds every event.
+one legal action, a riichi hand without a kan on offer, no chi/pon/kan on offer). The
+rule-based and error moves are the efficiency agent's (``player/agents/efficiency.py``: fold
+against threats, else tile efficiency), which this agent feeds every event. A kan left
+unvalued because the hand after it is out of the MDP's range counts in ``stats["kan_unvalued"]``.
 
 Explainability: ``last_values`` holds ``(action, value)`` for every legal action of the last
 decision (value = minus the expected final rank; None where not valued), ``last_endings`` the
@@ -44,7 +53,7 @@ from collections import Counter
 import numpy as np
 
 from abstractions.psm import solve_psm
-from abstractions.situation import TableModel, RankTable, Situation, situation_of
+from abstractions.situation import TableModel, RankTable, Situation, after_kan, situation_of
 from game.errors import MahjongError
 from game.state import TableState
 from game.tiles import mjai_to_kind
@@ -70,6 +79,8 @@ CALL_STATES = 20_000
 TIE = 0.0
 TIE_SHANTEN = 2
 NEG = -math.inf
+#: The kans, valued at the root (spec A9 keeps them out of the graph).
+KANS = ("ankan", "kakan", "daiminkan")
 #: How a decision was made, the keys of ``MdpAgent.stats`` besides ``decisions``.
 METHODS = ("method1", "rule_based", "error_fallback", "forced")
 
@@ -100,12 +111,13 @@ class MdpAgent(Agent):
 
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
-                 call_m: int = CALL_M, tie: float = TIE, **switches: bool) -> None:
+                 call_m: int = CALL_M, kans: bool = True, tie: float = TIE, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
-        it explores (the one on offer included); ``tie``: discards within this much expected
-        rank of the best are told apart by tile efficiency (:data:`TIE`)."""
+        it explores (the one on offer included); ``kans``: value the kans on offer (else
+        never kan: the first player); ``tie``: discards within this much expected rank of
+        the best are told apart by tile efficiency (:data:`TIE`)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -118,13 +130,14 @@ class MdpAgent(Agent):
             raise MahjongError(f"call_states and call_m must be >= 1, got {call_states}, {call_m}")
         self.call_states = int(call_states)
         self.call_m = int(call_m)
+        self.kans = bool(kans)
         if not 0.0 <= float(tie) < 1.0:
             raise MahjongError(f"tie must be in [0, 1), got {tie}")
         self.tie = float(tie)
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, tie, {', '.join(TableModel.__dataclass_fields__)}")
+                               f"call_m, kans, tie, {', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
         self.state = TableState(0)
@@ -174,18 +187,21 @@ class MdpAgent(Agent):
 
     def _forced(self, legal: list[Event]) -> Event | None:
         """The move when there is nothing to value, else None: a win on offer (Eq. 3), the one
-        legal action, a riichi hand's draw (a kan aside: not modelled), no chi or pon on offer
-        at an opponent's discard."""
+        legal action, a riichi hand's draw when no closed kan is on offer (or kans are off),
+        no chi, pon or open kan on offer at an opponent's discard."""
         win = find(legal, "hora")
         if win is not None:
             return win
         if len(legal) == 1:
             return legal[0]
+        kans = KANS if self.kans else ()
         if self.state.riichi[self.seat]:
+            if self.kans and find(legal, "ankan") is not None:
+                return None  # valued against the draw's discard, the hand locked
             return next((a for a in legal if a["type"] == "dahai"), None) or find(legal, "none") or legal[0]
         own = any(a["type"] in ("dahai", "reach") for a in legal)
         passing = find(legal, "none")
-        if not own and (passing is None or not any(a["type"] in ("chi", "pon") for a in legal)):
+        if not own and (passing is None or not any(a["type"] in ("chi", "pon") + kans for a in legal)):
             return passing or legal[0]
         return None
 
@@ -196,7 +212,7 @@ class MdpAgent(Agent):
         saved = self.state, self.seat
         self.state, self.seat = state, int(state.seat)
         try:
-            if self._forced(legal) is not None or state.reach_declared[self.seat]:
+            if self._forced(legal) is not None or (state.reach_declared[self.seat] and not state.riichi[self.seat]):
                 return "forced"
             return "rule_based" if shanten(np.asarray(state.hand, np.uint8)) >= MAX_SHANTEN else "method1"
         finally:
@@ -216,21 +232,43 @@ class MdpAgent(Agent):
         sit.params.fold = self.fold
         return sit
 
-    def _graph(self, hand: np.ndarray, *, calls: int | None = None, max_states: int | None = None,
-               offered: int | None = None) -> tuple[Situation, HandGraph]:
-        """This decision's situation and its reduced hand graph (riichi twins when closed;
-        ``calls`` caps the revealed mentsu and ``max_states`` the size, None keeps the
-        graph's defaults by shanten). ``offered``: the kind of the discard on offer, counted
-        among the tiles the graph may take (it lies on the table, no longer unseen, and a
-        graph without it holds no call on it)."""
-        sit = self._situation()
-        m = None if calls is None else min(calls, 4 - len(sit.root_melds))
-        pool = np.array(self.state.unseen, dtype=np.uint8)
+    def _graph(self, sit: Situation, state: TableState, *, calls: int | None = None,
+               max_states: int | None = None, offered: int | None = None) -> HandGraph:
+        """The reduced hand graph of ``state``'s concealed hand under ``sit`` (riichi twins
+        while the hand may still declare; ``calls`` caps the revealed mentsu and
+        ``max_states`` the size, None keeps the graph's defaults by shanten). ``offered``:
+        the kind of the discard on offer, counted among the tiles the graph may take (it
+        lies on the table, no longer unseen, and a graph without it holds no call on it).
+        In riichi the graph is the hand alone (``d`` = its shanten, no calls): the locked
+        solve keeps no exchange."""
+        hand = np.asarray(state.hand, dtype=np.uint8)
+        pool = np.array(state.unseen, dtype=np.uint8)
         if offered is not None:
             pool[offered] = min(4, int(pool[offered]) + 1)
-        g = build_graph(hand, pool, horizon=sit.params.T, melds=sit.root_melds,
-                        riichi=not sit.root_melds, m=m, max_states=max_states)
-        return sit, g
+        if state.riichi[state.seat]:
+            return build_graph(hand, pool, d=max(0, shanten(hand)), m=0, horizon=sit.params.T,
+                               melds=sit.root_melds, riichi=False)
+        m = None if calls is None else min(calls, 4 - len(sit.root_melds))
+        return build_graph(hand, pool, horizon=sit.params.T, melds=sit.root_melds,
+                           riichi=sit.params.riichi is not None, m=m, max_states=max_states)
+
+    def _kan(self, action: Event, sit: Situation, **graph: int) -> tuple[float | None, np.ndarray | None]:
+        """Value and PSM endings of a kan: Eq. 9 at the hand after it (the replacement draw
+        comes next), read as the ``pass`` value of the graph rooted at the concealed hand
+        left, the kan among its melds, with :func:`abstractions.situation.after_kan`'s
+        parameters (locked in riichi). ``graph``: the graph options of the decision's other
+        actions, so that the values compare like with like. None when kans are off, or the
+        hand after the kan is out of the MDP's range (counted in ``stats["kan_unvalued"]``)."""
+        if not self.kans:
+            return None, None
+        post = self.state.copy()
+        post.update(action)
+        if shanten(np.asarray(post.hand, dtype=np.uint8)) >= MAX_SHANTEN:
+            self.stats["kan_unvalued"] += 1
+            return None, None
+        ksit = after_kan(sit, post)
+        rv = solve_psm(self._graph(ksit, post, **graph), ksit.params, riichi=bool(post.riichi[self.seat]))
+        return rv.pass_, rv.probs.get("pass")
 
     def _own_turn(self, legal: list[Event]) -> Event:
         st = self.state
@@ -247,27 +285,27 @@ class MdpAgent(Agent):
         if sh >= MAX_SHANTEN:
             self.last_info = {"shanten": sh}
             return self._fallback(legal, "rule_based")
-        sit, g = self._graph(hand)
+        sit = self._situation()
+        g = self._graph(sit, st)
         drawn = None if st.drawn is None else st.drawn >> 2
-        rv = solve_psm(g, sit.params, drawn=drawn)
+        rv = solve_psm(g, sit.params, drawn=drawn, riichi=bool(st.riichi[self.seat]))
         best_riichi = max(rv.riichi.items(), key=lambda kv: kv[1]) if rv.riichi else None
         values: list[tuple[Event, float | None]] = []
         endings: list[np.ndarray | None] = []
         for a in legal:
             t = a["type"]
-            key = None
+            v, e = None, None
             if t == "dahai":
                 key = _kind(a["pai"])
-                v = rv.discards.get(key)
-            elif t == "reach":
-                v = None if best_riichi is None else best_riichi[1]
-                key = None if best_riichi is None else ("riichi", best_riichi[0])
+                v, e = rv.discards.get(key), rv.probs.get(key)
+            elif t == "reach" and best_riichi is not None:
+                v, e = best_riichi[1], rv.probs.get(("riichi", best_riichi[0]))
             elif t == "ryukyoku":
                 v = sit.table.u_abort
-            else:  # kans: not in the MDPs (spec A9)
-                v = None
+            elif t in KANS:
+                v, e = self._kan(a, sit)
             values.append((a, v))
-            endings.append(rv.probs.get(key))
+            endings.append(e)
         choice = self._argmax(values, sh)
         if choice["type"] == "reach":
             self._riichi_discard = best_riichi[0]
@@ -276,29 +314,32 @@ class MdpAgent(Agent):
 
     def _respond(self, legal: list[Event]) -> Event:
         st = self.state
-        calls = [a for a in legal if a["type"] in ("chi", "pon")]  # a pass and a call: not forced
+        calls = [a for a in legal if a["type"] in ("chi", "pon") + KANS]  # a pass and a call: not forced
         hand = np.asarray(st.hand, dtype=np.uint8)
         sh = shanten(hand)
         if sh >= MAX_SHANTEN:
             self.last_info = {"shanten": sh}
             return self._fallback(legal, "rule_based")
-        sit, g = self._graph(hand, calls=self.call_m, max_states=self.call_states,
-                             offered=_kind(calls[0]["pai"]))
+        sit = self._situation()
+        graph = dict(calls=self.call_m, max_states=self.call_states)
+        g = self._graph(sit, st, offered=_kind(calls[0]["pai"]), **graph)
         rv = solve_psm(g, sit.params)
         values: list[tuple[Event, float | None]] = []
         endings: list[np.ndarray | None] = []
         for a in legal:
-            v, key = None, None
+            v, e = None, None
             if a["type"] == "none":
-                v, key = rv.pass_, "pass"
+                v, e = rv.pass_, rv.probs.get("pass")
             elif a["type"] in ("chi", "pon"):
                 u, code = _kind(a["pai"]), call_code(a)
                 opts = {k: q for k, q in rv.calls.items() if k[0] == u and k[1] == code}
                 if opts:
                     k = max(opts, key=opts.get)
-                    v, key = opts[k], ("call",) + k
+                    v, e = opts[k], rv.probs.get(("call",) + k)
+            elif a["type"] in KANS:
+                v, e = self._kan(a, sit, **graph)
             values.append((a, v))
-            endings.append(rv.probs.get(key))
+            endings.append(e)
         choice = self._argmax(values)
         self._record(values, endings, sit, g, sh, choice)
         return choice
