@@ -390,6 +390,8 @@ def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
                 or threats or find_reach(d.legal)):
             continue
         choice = agent.act(d.legal)
+        if choice["type"] != "dahai":  # a kan or a call valued best: no tie among discards
+            continue
         valued = [(a, v) for a, v in agent.last_values if a["type"] == "dahai" and v is not None]
         top = max(v for _, v in valued)
         near = [a for a, v in valued if v >= top - tie]
