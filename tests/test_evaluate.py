@@ -334,10 +334,16 @@ def test_kans_per_hand_of_one_named_seat(tmp_path, capsys):
     """``count_kans`` counts hands with a kan, each kind of kan; ``--name`` keeps the seats
     of one agent."""
     log = _events([
-        [{"type": "ankan", "actor": 1}, {"type": "kakan", "actor": 1}, {"type": "ryukyoku"}],
-        [{"type": "daiminkan", "actor": 2, "target": 1}, {"type": "ryukyoku"}],
+        [{"type": "ankan", "actor": 1, "consumed": ["E"] * 4},
+         {"type": "kakan", "actor": 1, "pai": "S", "consumed": ["S"] * 3}, {"type": "ryukyoku"}],
+        [{"type": "daiminkan", "actor": 2, "target": 1, "pai": "W", "consumed": ["W"] * 3},
+         {"type": "ryukyoku"}],
     ])
     assert stats.count_kans(log) == [0, 1, 1, 0]
+    # the file is read as a record: its events must be well formed
+    deal = {"type": "start_kyoku", "bakaze": "E", "dora_marker": "1m", "kyoku": 1, "honba": 0, "kyotaku": 0,
+            "oya": 0, "scores": [25000] * 4, "tehais": [["?"] * 13] * 4}
+    log = [deal if e["type"] == "start_kyoku" else e for e in log]
     log[0] = {"type": "start_game", "names": ["a", "mdp", "b", "c"]}
     path = tmp_path / "g.mjson"
     path.write_text("\n".join(json.dumps(e) for e in log) + "\n")

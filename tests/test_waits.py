@@ -7,7 +7,6 @@ import pytest
 from mahjong.agari import Agari
 
 from game.tiles import hand_counts
-from search import hand_graph
 from search.waits import is_complete, wait_mask
 
 
@@ -90,5 +89,8 @@ def test_waits_of_open_hands_match_mahjong_library():
                     assert not wm[w]  # a kind held four times is no wait
 
 
-def test_the_hand_graph_uses_the_same_rule():
-    assert hand_graph.is_complete is is_complete
+def test_the_solver_uses_the_same_rule():
+    """One rule: the root-win check of the MDP solver is this module's."""
+    from abstractions import _solve
+
+    assert _solve.is_complete is is_complete
