@@ -90,7 +90,7 @@ def _entry(res: dict, d, label: str) -> dict:
         agree = _same_choice(d.legal[best], d.legal[actual])
         v_best, v_actual = res["actions"][best]["value"], res["actions"][actual]["value"]
         if v_actual is not None:
-            # The best carries the player's tie-breaks (< 1e-8), which are no loss.
+            # The best may trail a recorded choice by its tie-breaks (red fives, ``tie``): no loss.
             loss = 0.0 if agree else round(max(0.0, v_best - v_actual), 6)
     return {**res, "kyoku": label, "actual": actual, "agree": agree, "loss": loss, "table": _table(d.state)}
 
