@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from riichienv import Action, ActionType
+from riichienv import Action
 
 from game.errors import IllegalActionError
 from game.tiles import id_to_mjai

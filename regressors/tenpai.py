@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from regressors.base import LogReg, load_json, save_json
-from regressors.features import TENPAI_FEATURES, takes_bucket, turn_bucket
+from regressors.features import TENPAI_FEATURES
 
 KIND = "tenpai"
 MIN_ROWS = 300

@@ -174,7 +174,6 @@ def _mahjong_lib(w, cond):
 
 
 def _riichienv(w, cond):
-    import riichienv
     from riichienv import Conditions, HandEvaluator, Meld, MeldType
 
     hand, melds, win, conc_ids, meld_ids, win_id = w

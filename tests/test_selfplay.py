@@ -1,7 +1,6 @@
 """Self-play (player/selfplay.py): one readable gzip mjai log per game, resumable."""
 from __future__ import annotations
 
-from pathlib import Path
 
 from game.records import read_events
 from game.match import ranks_from_scores
