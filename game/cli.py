@@ -7,6 +7,7 @@ stderr, naming the file and position the error carries, and returns 2, never a t
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,23 @@ def check_output_dir(path: str | Path, option: str) -> Path:
     if path.exists() and not path.is_dir():
         raise OutputError(f"{option} names a file, not a directory", path=str(path))
     return path
+
+
+def write_atomic(path: str | Path, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` through a hidden temp file in the same folder and a rename:
+    a kill or an error leaves the old file or the new one, never half of one (the temp is
+    removed on an error). Not ``mkstemp``: the file keeps the ordinary permissions."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        if isinstance(data, str):
+            tmp.write_text(data, encoding="utf-8")
+        else:
+            tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def reports_errors(main: Callable[..., int]) -> Callable[..., int]:

@@ -27,7 +27,8 @@ import numpy as np
 from game.cli import reports_errors
 
 
-def _same(choice: dict, chosen: dict) -> bool:
+def same_choice(choice: dict, chosen: dict) -> bool:
+    """The same decision for agreement: the same type, for a discard the same kind of tile."""
     from game.tiles import mjai_to_kind
 
     if choice["type"] != chosen.get("type"):
@@ -73,7 +74,7 @@ def file_agreement(task: tuple[str, str, int]) -> list[tuple[str, int, bool]]:
             continue
         choice = agents[s].act(d.legal)
         sh = int(shanten(np.asarray(d.state.hand, np.uint8))) if own else -1
-        out.append(("own" if own else "call", sh, _same(choice, d.chosen)))
+        out.append(("own" if own else "call", sh, same_choice(choice, d.chosen)))
         if any(a["type"] == "reach" for a in d.legal):
             out.append(("riichi", sh, (choice["type"] == "reach") == (d.chosen.get("type") == "reach")))
     return out

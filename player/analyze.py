@@ -26,7 +26,8 @@ import numpy as np
 from game.errors import MahjongError
 
 
-def _player(events: list[dict], agent=None):
+def default_player(events: list[dict], agent=None):
+    """``agent``, or an MDP player for the record's length (east-only or hanchan)."""
     if agent is not None:
         return agent
     from player.agents.mdp import MdpAgent
@@ -54,7 +55,7 @@ def analyze(events: list[dict[str, Any]], seat: int, *, decision: int = -1, agen
         d = found[decision]
     except IndexError:
         raise MahjongError(f"seat {seat} has {len(found)} decisions, no decision {decision}") from None
-    res = value_decision(_player(events, agent), d)
+    res = value_decision(default_player(events, agent), d)
     res["decision"] = int(decision if decision >= 0 else len(found) + decision)
     return res
 

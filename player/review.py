@@ -26,14 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from game.cli import reports_errors
+from game.cli import reports_errors, write_atomic
 from game.errors import MahjongError, RecordError
 
 WORST = 10  # decisions listed as the worst of a game (3 per hand)
@@ -51,15 +49,6 @@ def kyoku_labels(events: list[dict]) -> list[tuple[int, str]]:
 
 def _wanted(label: str, kyoku: set[str] | None) -> bool:
     return kyoku is None or label in kyoku or label.split("-")[0] in kyoku
-
-
-def _same_choice(a: dict, b: dict) -> bool:
-    """The same decision for agreement: the same type, for a discard the same kind of tile."""
-    from game.tiles import mjai_to_kind
-
-    if a["type"] != b["type"]:
-        return False
-    return a["type"] != "dahai" or mjai_to_kind(a["pai"]) == mjai_to_kind(b["pai"])
 
 
 def _table(state) -> dict:
@@ -82,12 +71,13 @@ def _entry(res: dict, d, label: str) -> dict:
     """A decision of the review: :func:`player.analyze.value_decision`'s result with the
     recorded action's index, the agreement, the loss and the table."""
     from game.decisions import recorded_index
+    from player.agreement import same_choice
 
     actual = recorded_index(d.legal, d.chosen)
     best = res["best"]
     agree = loss = None
     if best is not None and actual is not None:
-        agree = _same_choice(d.legal[best], d.legal[actual])
+        agree = same_choice(d.legal[best], d.legal[actual])
         v_best, v_actual = res["actions"][best]["value"], res["actions"][actual]["value"]
         if v_actual is not None:
             # The best may trail a recorded choice by its tie-breaks (red fives, ``tie``): no loss.
@@ -123,7 +113,7 @@ def review(events: list[dict[str, Any]], seat: int, *, kyoku: set[str] | None = 
     from bisect import bisect_right
 
     from game.decisions import iter_decisions
-    from player.analyze import _player, value_decision
+    from player.analyze import default_player, value_decision
 
     if not 0 <= int(seat) < 4:
         raise MahjongError(f"seat {seat} is outside 0..3")
@@ -133,7 +123,7 @@ def review(events: list[dict[str, Any]], seat: int, *, kyoku: set[str] | None = 
         if unknown:
             raise MahjongError(f"no hand {', '.join(sorted(unknown))} in this record; it has {', '.join(l for _, l in labels)}")
     starts = [i for i, _ in labels]
-    player = _player(events, agent)
+    player = default_player(events, agent)
     chosen = []
     for d in iter_decisions(events, seats=[int(seat)]):
         k = bisect_right(starts, d.index) - 1
@@ -147,8 +137,7 @@ def review(events: list[dict[str, Any]], seat: int, *, kyoku: set[str] | None = 
         if res["method"] != "forced":
             entries.append(_entry(res, d, label))
     bar.close()
-    first = next((e for e in events if e.get("type") == "start_game"), {})
-    names = list(first.get("names") or ["", "", "", ""])
+    names = player_names(events)
     hands = [{"kyoku": lab, **_summary([e for e in entries if e["kyoku"] == lab])}
              for lab in dict.fromkeys(e["kyoku"] for e in entries)]
     return {"seat": int(seat), "name": names[int(seat)], "names": names, "hanchan": bool(player.hanchan),
@@ -162,10 +151,15 @@ def _bar(total: int, shown: bool):
     return tqdm(total=total, desc="review", unit="decision", file=sys.stderr, disable=not shown)
 
 
+def player_names(events: list[dict]) -> list[str]:
+    """The four names of the record's ``start_game`` (empty where it gives none)."""
+    first = next((e for e in events if e.get("type") == "start_game"), {})
+    return list(first.get("names") or ["", "", "", ""])
+
+
 def seat_of(events: list[dict], name: str) -> int:
     """The seat of the player called ``name`` in the record's ``start_game``."""
-    first = next((e for e in events if e.get("type") == "start_game"), {})
-    names = list(first.get("names") or [])
+    names = player_names(events)
     if name not in names:
         raise MahjongError(f"no player {name!r} in this record; its players are {names}")
     return names.index(name)
@@ -215,19 +209,6 @@ def filter_decisions(rev: dict, min_loss: float) -> dict:
     if min_loss <= 0:
         return rev
     return {**rev, "decisions": [e for e in rev["decisions"] if e["loss"] is not None and e["loss"] >= min_loss]}
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, so that an
-    error leaves no partial report and an older report is replaced only by a whole one."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def check_out(out: str | None) -> Path | None:
@@ -301,8 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     events = read_events(args.record)
     seat = seat_of(events, args.name) if args.name is not None else args.seat
     if seat is None:
-        first = next((e for e in events if e.get("type") == "start_game"), {})
-        raise MahjongError(f"choose a seat: --seat 0..3 or --name, one of {first.get('names')}")
+        raise MahjongError(f"choose a seat: --seat 0..3 or --name, one of {player_names(events)}")
     kyoku = None if args.kyoku is None else {k.strip() for k in args.kyoku.split(",") if k.strip()}
     try:
         rev = review(events, seat, kyoku=kyoku, agent=_valuing_agent(args.agent, is_hanchan(events)),

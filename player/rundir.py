@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from game.cli import write_atomic
 from game.errors import MahjongError, RecordError
 
 RUN = "run.json"
@@ -52,10 +52,7 @@ def model_versions(agents: Iterable[str]) -> dict[str, dict[str, str]]:
 
 def write_json(path: Path, obj: object) -> None:
     """Write JSON through a temp file and a rename: a kill leaves the old file or the new."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2, allow_nan=False) + "\n")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(obj, indent=2, allow_nan=False) + "\n")
 
 
 def read_run(out_dir: Path, required: Iterable[str] = ()) -> dict:

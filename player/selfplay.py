@@ -15,8 +15,6 @@ atomic log writing and the worker pool.
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import multiprocessing as mp
 import os
 import sys
@@ -80,20 +78,10 @@ def write_log(events: Sequence[dict], path: Path) -> None:
     tmp_dir = path.parent / TMP_DIR
     tmp_dir.mkdir(parents=True, exist_ok=True)
     tmp = tmp_dir / f"{path.stem}.{os.getpid()}{LOG_SUFFIX}"
-    try:
-        from game.records import write_mjai  # the records engineer's writer, once it exists
-    except ImportError:
-        write_mjai = _write_mjai_gz
+    from game.records import write_mjai
+
     write_mjai(list(events), tmp)
     os.replace(tmp, path)
-
-
-def _write_mjai_gz(events: Sequence[dict], path: Path) -> None:
-    """Fallback writer: one compact JSON object per line, gzip-compressed."""
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        for ev in events:
-            f.write(json.dumps(ev, separators=(",", ":"), ensure_ascii=False))
-            f.write("\n")
 
 
 def clear_stale_temps(out_dir: Path) -> None:

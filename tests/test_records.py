@@ -363,7 +363,7 @@ def test_convert_keeps_the_old_output_when_the_input_or_the_write_fails(tmp_path
 
     def full_disk(*args):
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr("game.records.mjai.os.replace", full_disk)
+    monkeypatch.setattr("game.cli.os.replace", full_disk)  # the atomic writer's rename
     assert main(["convert", str(DATA / "phoenix" / "mjlog" / "gimite__test.xml"), "-o", str(out)]) == 2
     assert capsys.readouterr().err.endswith(f"error: {out}: cannot write: No space left on device\n")
     assert out.read_bytes() == before and sorted(tmp_path.iterdir()) == [bad, out]

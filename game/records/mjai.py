@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from pathlib import Path
 
+from game.cli import write_atomic
 from game.errors import OutputError, RecordError
 from game.records.events import event_problem
 
@@ -53,15 +53,7 @@ def write_mjai(events: list[dict], path: str | Path) -> None:
     data = text.encode("utf-8")
     if path.name.endswith(".gz"):
         data = gzip.compress(data, mtime=0)
-    # A hidden temp name in the same folder: the rename is atomic, and the file gets the
-    # ordinary permissions (mkstemp would make it private).
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        try:
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        write_atomic(path, data)
     except OSError as exc:
         raise OutputError(f"cannot write: {exc.strerror or exc}", path=str(path)) from None
