@@ -125,14 +125,14 @@ def _agent(spec: str):
 def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
     """The calibration rows of one record (one worker task)."""
     from game.decisions import iter_decisions, recorded_index
-    from game.records import read_events
+    from game.records import player_names, read_events
     from search.shanten import shanten
 
     path, spec, name, every = task
     agent = _agent(spec)
     events = read_events(path)
     ends = realised_endings(events)
-    names = next((e.get("names") for e in events if e.get("type") == "start_game"), None) or [None] * 4
+    names = player_names(events)
     seats = [s for s in range(4) if name is None or names[s] == name]
     starts = [i for i, e in enumerate(events) if e.get("type") == "start_kyoku"]  # ascending
     rows: list[Row] = []

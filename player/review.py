@@ -33,6 +33,7 @@ from typing import Any
 
 from game.cli import reports_errors, write_atomic
 from game.errors import MahjongError, RecordError
+from game.records import player_names, read_events
 
 WORST = 10  # decisions listed as the worst of a game (3 per hand)
 
@@ -151,12 +152,6 @@ def _bar(total: int, shown: bool):
     return tqdm(total=total, desc="review", unit="decision", file=sys.stderr, disable=not shown)
 
 
-def player_names(events: list[dict]) -> list[str]:
-    """The four names of the record's ``start_game`` (empty where it gives none)."""
-    first = next((e for e in events if e.get("type") == "start_game"), {})
-    return list(first.get("names") or ["", "", "", ""])
-
-
 def seat_of(events: list[dict], name: str) -> int:
     """The seat of the player called ``name`` in the record's ``start_game``."""
     names = player_names(events)
@@ -269,7 +264,6 @@ def _valuing_agent(spec: str, hanchan: bool):
 
 @reports_errors
 def main(argv: list[str] | None = None) -> int:
-    from game.records import read_events
     from player.review_html import html_report
     from regressors.datasets import is_hanchan
 

@@ -403,15 +403,15 @@ def record_rates(paths: Sequence[str], name: str | None = None) -> dict:
     """Per-hand win / deal-in / riichi / call / kan rates of every seat of some records
     pooled (e.g. the phoenix players', to set beside an evaluation's), or of the seats whose
     ``start_game`` name is ``name`` (an agent of an evaluation's logs)."""
-    from game.records import read_events
+    from game.records import player_names, read_events
 
     tot = {k: 0 for k in COUNT_KEYS + ("kans",)}
     hands = 0
     for path in paths:
         events = read_events(path)
         counts = {**count_hand_events(events), "kans": count_kans(events)}
-        names = events[0].get("names") if events and events[0].get("type") == "start_game" else None
-        seats = [s for s in range(4) if name is None or (names is not None and names[s] == name)]
+        names = player_names(events)
+        seats = [s for s in range(4) if name is None or names[s] == name]
         hands += counts["hands"][0]
         for k, v in counts.items():
             tot[k] += sum(v[s] for s in seats)

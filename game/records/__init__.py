@@ -7,6 +7,7 @@ Public API (the contract other packages build on):
   position (line, round or XML tag index).
 * :func:`write_mjai` ``(events, path)``: mjai JSONL, gzip when the name ends in ``.gz``.
 * :func:`iter_record_files` ``(glob_or_paths) -> list[Path]``.
+* :func:`player_names` ``(events) -> list[str]``: the four names of ``start_game``.
 * :func:`game.records.mjlog.decode_meld` for the mjlog ``m`` attribute;
   :func:`game.records.check.check_events` / :func:`check_file` for the engine replay check.
 
@@ -24,7 +25,7 @@ from game.records.mjlog import decode_meld, read_mjlog
 from game.records.source import MJAI, MJLOG, TENHOU6, detect_format, read_text
 from game.records.tenhou6 import read_tenhou6
 
-__all__ = ["read_events", "write_mjai", "iter_record_files", "decode_meld", "read_text",
+__all__ = ["read_events", "write_mjai", "iter_record_files", "player_names", "decode_meld", "read_text",
            "detect_format"]
 
 _READERS = {MJLOG: read_mjlog, TENHOU6: read_tenhou6, MJAI: read_mjai}
@@ -35,6 +36,12 @@ def read_events(path: str | Path) -> list[dict]:
     text = read_text(path)
     fmt = detect_format(text, str(path))
     return _READERS[fmt](text, str(path))
+
+
+def player_names(events: Iterable[dict]) -> list[str]:
+    """The four player names of the record's ``start_game`` (empty strings where it gives none)."""
+    first = next((e for e in events if e.get("type") == "start_game"), {})
+    return list(first.get("names") or ["", "", "", ""])
 
 
 def iter_record_files(glob_or_paths: str | Path | Iterable[str | Path]) -> list[Path]:
