@@ -51,6 +51,6 @@ setup(
         "tqdm>=4.60",
     ],
     extras_require={
-        "test": ["pytest>=7", "mahjong==2.1.0"],
+        "test": ["pytest>=7", "mahjong==2.1.0", "hypothesis>=6"],
     },
 )

@@ -113,7 +113,7 @@ import re  # noqa: E402  (kept beside the reader that uses it)
 from urllib.parse import unquote  # noqa: E402
 
 from game import tiles  # noqa: E402
-from game.errors import TileError  # noqa: E402
+from game.errors import MahjongError  # noqa: E402
 from game.records import events as ev  # noqa: E402
 from game.records.yaku import YAKUMAN_HAN, yaku_name  # noqa: E402
 
@@ -157,22 +157,65 @@ def parse_tags(text: str, path: str | None = None) -> list[tuple[str, dict[str, 
 
 
 def read_mjlog(text: str, path: str | None = None) -> list[dict]:
-    """Canonical mjai events of one Tenhou mjlog XML game (see :mod:`game.records.events`)."""
+    """Canonical mjai events of one Tenhou mjlog XML game (see :mod:`game.records.events`).
+
+    Raises :class:`RecordError` naming the file and the tag (``tag 12 <N>``) for a missing
+    or malformed attribute, a tile id or meld code that is none, play outside a hand; every
+    event made is checked as the mjai reader checks its lines.
+    """
     tags = parse_tags(text, path)
     reader = _MjlogReader(path)
     for index, (name, attrs) in enumerate(tags):
+        made = len(reader.events)
         try:
             reader.feed(name, attrs)
-        except (TileError, ValueError, KeyError, IndexError) as exc:
-            msg = exc.args[0] if isinstance(exc, (TileError, RecordError)) else f"bad <{name}>: {exc!r}"
-            raise RecordError(str(msg), path=path, position=f"tag {index} <{name}>") from None
-        except RecordError as exc:
+        except MahjongError as exc:  # a TileError or RecordError without a position
             raise RecordError(str(exc), path=path, position=f"tag {index} <{name}>") from None
+        for event in reader.events[made:]:
+            problem = ev.event_problem(event)
+            if problem is not None:
+                raise RecordError(f"makes a malformed event: {problem}", path=path,
+                                  position=f"tag {index} <{name}>")
     return reader.finish(len(tags))
 
 
 def _ints(value: str) -> list[int]:
-    return [int(v) for v in value.split(",") if v.strip() != ""]
+    out = []
+    for v in value.split(","):
+        v = v.strip()
+        if v == "":
+            continue
+        if not re.fullmatch(r"-?\d{1,9}", v):
+            raise RecordError(f"{value[:40]!r} is not a list of integers")
+        out.append(int(v))
+    return out
+
+
+def _int(attrs: dict[str, str], key: str, lo: int = -10**7, hi: int = 10**7) -> int:
+    """Attribute ``key`` as one integer in lo..hi, else RecordError naming it."""
+    if key not in attrs:
+        raise RecordError(f"no attribute {key!r}")
+    values = _ints(attrs[key])
+    if len(values) != 1 or not lo <= values[0] <= hi:
+        raise RecordError(f"{key}={attrs[key][:40]!r} is not an integer in {lo}..{hi}")
+    return values[0]
+
+
+def _list(attrs: dict[str, str], key: str, n: int | None = None, default: str | None = None) -> list[int]:
+    """Attribute ``key`` as a list of integers (``n`` of them when given), else RecordError."""
+    if key not in attrs and default is None:
+        raise RecordError(f"no attribute {key!r}")
+    values = _ints(attrs.get(key, default or ""))
+    if n is not None and len(values) != n:
+        raise RecordError(f"{key}={attrs[key][:40]!r} does not hold {n} integers")
+    return values
+
+
+def _yaku(tenhou_id: int) -> str:
+    try:
+        return yaku_name(tenhou_id)
+    except KeyError:
+        raise RecordError(f"unknown yaku id {tenhou_id}") from None
 
 
 def _name(tile_id: int) -> str:
@@ -210,12 +253,12 @@ class _MjlogReader:
         elif name == "INIT":
             self._init(attrs)
         elif name == "N":
-            self._meld(int(attrs["who"]), int(attrs["m"]))
+            self._meld(_int(attrs, "who", 0, 3), _int(attrs, "m", 0, 65535))
         elif name == "REACH":
             self._reach(attrs)
         elif name == "DORA":
             self._need_kyoku("DORA")
-            self.events.append({"type": "dora", "dora_marker": _name(int(attrs["hai"]))})
+            self.events.append({"type": "dora", "dora_marker": _name(_int(attrs, "hai", 0, 135))})
         elif name == "AGARI":
             self._agari(attrs)
         elif name == "RYUUKYOKU":
@@ -231,13 +274,13 @@ class _MjlogReader:
         self._start_game()
         if self.in_kyoku:
             raise RecordError("INIT before the previous hand ended")
-        seed = _ints(attrs["seed"])
-        hands = [[tiles.check_id(t) for t in _ints(attrs[f"hai{s}"])] for s in range(4)]
+        seed = _list(attrs, "seed", 6)
+        hands = [[tiles.check_id(t) for t in _list(attrs, f"hai{s}")] for s in range(4)]
         if any(len(h) != 13 for h in hands):
             raise RecordError("a starting hand does not hold 13 tiles")
         self.events.append(ev.start_kyoku(
-            round_no=seed[0], honba=seed[1], kyotaku=seed[2], oya=int(attrs["oya"]),
-            scores=[100 * s for s in _ints(attrs["ten"])], dora_marker=_name(seed[5]),
+            round_no=seed[0], honba=seed[1], kyotaku=seed[2], oya=_int(attrs, "oya", 0, 3),
+            scores=[100 * s for s in _list(attrs, "ten", 4)], dora_marker=_name(seed[5]),
             tehais=[[_name(t) for t in h] for h in hands]))
         self.last_draw = [None] * 4
         self.in_kyoku = True
@@ -277,7 +320,7 @@ class _MjlogReader:
 
     def _reach(self, attrs: dict[str, str]) -> None:
         self._need_kyoku("REACH")
-        who = int(attrs["who"])
+        who = _int(attrs, "who", 0, 3)
         if attrs.get("step") == "1":
             self.events.append({"type": "reach", "actor": who})
             return
@@ -285,34 +328,38 @@ class _MjlogReader:
         deltas[who] = -1000
         event = {"type": "reach_accepted", "actor": who, "deltas": deltas}
         if "ten" in attrs:
-            event["scores"] = [100 * s for s in _ints(attrs["ten"])]
+            event["scores"] = [100 * s for s in _list(attrs, "ten", 4)]
         self.events.append(event)
 
     def _agari(self, attrs: dict[str, str]) -> None:
         if self.in_kyoku != _AFTER_AGARI:  # a second AGARI in a row is a double ron
             self._need_kyoku("AGARI")
-        sc = _ints(attrs["sc"])
+        sc = _list(attrs, "sc", 8)
         before, deltas = [100 * s for s in sc[0::2]], [100 * d for d in sc[1::2]]
-        ten = _ints(attrs["ten"])
+        ten = _list(attrs, "ten")
+        if not ten:
+            raise RecordError("ten='' names no fu")
         yaku: list[list] = []
-        pairs = _ints(attrs.get("yaku", ""))
+        pairs = _list(attrs, "yaku", default=",")
+        if len(pairs) % 2:
+            raise RecordError(f"yaku={attrs['yaku'][:40]!r} is not yaku and han pairs")
         for i in range(0, len(pairs), 2):
             if pairs[i + 1] > 0:
-                yaku.append([yaku_name(pairs[i]), pairs[i + 1]])
-        for y in _ints(attrs.get("yakuman", "")):
-            yaku.append([yaku_name(y), YAKUMAN_HAN])
-        who, from_who = int(attrs["who"]), int(attrs["fromWho"])
-        pao = int(attrs["paoWho"]) if "paoWho" in attrs else None
+                yaku.append([_yaku(pairs[i]), pairs[i + 1]])
+        for y in _list(attrs, "yakuman", default=","):
+            yaku.append([_yaku(y), YAKUMAN_HAN])
+        who, from_who = _int(attrs, "who", 0, 3), _int(attrs, "fromWho", 0, 3)
+        pao = _int(attrs, "paoWho", 0, 3) if "paoWho" in attrs else None
         self.events.append(ev.hora(
-            actor=who, target=from_who, pai=_name(int(attrs["machi"])), deltas=deltas,
-            ura_markers=[_name(t) for t in _ints(attrs.get("doraHaiUra", ""))],
+            actor=who, target=from_who, pai=_name(_int(attrs, "machi", 0, 135)), deltas=deltas,
+            ura_markers=[_name(t) for t in _list(attrs, "doraHaiUra", default=",")],
             scores=[b + d for b, d in zip(before, deltas)], han=sum(h for _, h in yaku),
             fu=ten[0], yaku=yaku, pao=pao))
         self._maybe_end(attrs)
 
     def _ryuukyoku(self, attrs: dict[str, str]) -> None:
         self._need_kyoku("RYUUKYOKU")
-        sc = _ints(attrs.get("sc", "0,0,0,0,0,0,0,0"))
+        sc = _list(attrs, "sc", 8, default="0,0,0,0,0,0,0,0")
         kind = attrs.get("type")
         if kind not in ev.RYUKYOKU_REASONS:
             raise RecordError(f"unknown RYUUKYOKU type {kind!r}")
@@ -335,7 +382,10 @@ class _MjlogReader:
 
     def _owari(self, attrs: dict[str, str]) -> None:
         if "owari" in attrs:
-            self.final_scores = [int(round(100 * float(v))) for v in attrs["owari"].split(",")[0::2]]
+            values = attrs["owari"].split(",")
+            if len(values) != 8 or not all(re.fullmatch(r"-?\d{1,6}(\.\d+)?", v.strip()) for v in values):
+                raise RecordError(f"owari={attrs['owari'][:40]!r} is not four scores and four points")
+            self.final_scores = [int(round(100 * float(v))) for v in values[0::2]]
 
     def finish(self, n_tags: int) -> list[dict]:
         self._close_pending()

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from game import tiles
-from game.errors import RecordError, TileError
+from game.errors import MahjongError, RecordError
 from game.records import events as ev
 from game.records.yaku import YAKUMAN_HAN, yaku_id_from_japanese, yaku_name
 
@@ -31,10 +31,20 @@ _FU = re.compile(r"(\d+)符")
 
 
 def read_tenhou6(text: str, path: str | None = None) -> list[dict]:
-    """Canonical mjai events of a tenhou.net/6 file: one JSON game, or one round per line."""
+    """Canonical mjai events of a tenhou.net/6 file: one JSON game, or one round per line.
+
+    Raises :class:`RecordError` naming the file and the position (``line L`` for the game,
+    ``line L round R`` for a round) for anything that is no tenhou.net/6 game: a field of
+    another type or size, an unknown tile code or call string, a round no order of play
+    fits. Every event made is checked as the mjai reader checks its lines.
+    """
     games = _load(text, path)
-    first = games[0][1]
-    names = [str(n) for n in (first.get("name") or ["", "", "", ""])][:4]
+    line_no, first = games[0]
+    names = first.get("name") or ["", "", "", ""]
+    if type(names) is not list or len(names) > 4:
+        raise RecordError(f"'name' {_short(names)} is not a list of four names", path=path,
+                          position=f"line {line_no}")
+    names = [str(n) for n in names]
     events: list[dict] = [{"type": "start_game", "names": names + [""] * (4 - len(names))}]
     final = None
     for line_no, game in games:
@@ -44,18 +54,40 @@ def read_tenhou6(text: str, path: str | None = None) -> list[dict]:
         for r, rnd in enumerate(log):
             where = f"line {line_no} round {r}"
             try:
-                events.extend(_Round(rnd).play())
-            except RecordError as exc:
+                made = _Round(rnd).play()
+            except MahjongError as exc:  # a TileError or RecordError without a position
                 raise RecordError(str(exc), path=path, position=where) from None
-            except (TileError, TypeError, ValueError, IndexError, KeyError) as exc:
-                raise RecordError(f"malformed round ({exc})", path=path, position=where) from None
-        if isinstance(game.get("sc"), list) and len(game["sc"]) == 8:
-            final = [int(round(float(s))) for s in game["sc"][0::2]]
+            for event in made:
+                problem = ev.event_problem(event)
+                if problem is not None:
+                    raise RecordError(f"makes a malformed event: {problem}", path=path, position=where)
+            events.extend(made)
+        sc = game.get("sc")
+        if sc is not None:
+            if (type(sc) is not list or len(sc) != 8
+                    or not all(type(v) in (int, float) and abs(v) < 1e7 for v in sc)):
+                raise RecordError(f"'sc' {_short(sc)} is not four scores and four points",
+                                  path=path, position=f"line {line_no}")
+            final = [int(round(float(v))) for v in sc[0::2]]
     end: dict = {"type": "end_game"}
     if final is not None:
         end["scores"] = final
     events.append(end)
     return events
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _ints(value, what: str, n: int | None = None, lo: int = -10**7, hi: int = 10**7) -> list[int]:
+    """``value`` as a list of integers in lo..hi (``n`` of them when given), else RecordError."""
+    if (type(value) is not list or (n is not None and len(value) != n)
+            or not all(type(v) is int and lo <= v <= hi for v in value)):
+        size = f"{n} " if n is not None else ""
+        raise RecordError(f"{what} {_short(value)} is not a list of {size}integers in {lo}..{hi}")
+    return value
 
 
 def _load(text: str, path: str | None) -> list[tuple[int, dict]]:
@@ -109,7 +141,7 @@ def parse_call(text: str) -> _Call:
     for i, ch in enumerate(text):
         if ch in kinds:
             digits = text[:i] + text[i + 1:]
-            if not digits.isdigit() or len(digits) % 2 or i % 2:
+            if not digits.isdigit() or len(digits) % 2 or i % 2 or i + 3 > len(text):
                 break
             codes = [int(digits[j:j + 2]) for j in range(0, len(digits), 2)]
             called = int(text[i + 1:i + 3])
@@ -162,25 +194,45 @@ class _Round:
     """One round of a tenhou.net/6 log, replayed into events."""
 
     def __init__(self, rnd: list):
-        if not isinstance(rnd, list) or len(rnd) < 17:
-            raise RecordError("a round must hold 17 entries")
-        head = rnd[0]
-        self.round_no, self.honba, self.kyotaku = int(head[0]), int(head[1]), int(head[2])
+        if not isinstance(rnd, list) or len(rnd) != 17:
+            raise RecordError("a round must be a list of 17 entries")
+        self.round_no, self.honba, self.kyotaku = _ints(rnd[0], "the round head", 3, 0, 255)
         self.oya = self.round_no % 4
-        self.start_scores = [int(s) for s in rnd[1]]
-        self.doras = [int(d) for d in rnd[2]]
-        self.uras = [int(u) for u in rnd[3]]
-        self.haipai = [[int(t) for t in rnd[4 + 3 * s]] for s in range(4)]
-        self.takes = [list(rnd[5 + 3 * s]) for s in range(4)]
-        self.gives = [list(rnd[6 + 3 * s]) for s in range(4)]
-        self.result = rnd[16]
+        self.start_scores = _ints(rnd[1], "the start scores", 4)
+        self.doras = _ints(rnd[2], "the dora indicators")
+        self.uras = _ints(rnd[3], "the ura indicators")
+        self.haipai = [_ints(rnd[4 + 3 * s], f"seat {s}'s starting hand", 13) for s in range(4)]
+        self.takes = [self._moves(rnd[5 + 3 * s], f"seat {s}'s takes") for s in range(4)]
+        self.gives = [self._moves(rnd[6 + 3 * s], f"seat {s}'s discards") for s in range(4)]
+        self.result = self._result(rnd[16])
         if not self.doras:
             raise RecordError("no dora indicator")
-        for hand in self.haipai:
-            if len(hand) != 13:
-                raise RecordError("a starting hand without 13 tiles")
-            for t in hand:
-                _name(t)
+        for code in [*self.doras, *self.uras, *(t for hand in self.haipai for t in hand)]:
+            _name(code)
+
+    @staticmethod
+    def _moves(value, what: str) -> list:
+        if type(value) is not list or not all(type(v) in (int, str) for v in value):
+            raise RecordError(f"{what} {_short(value)} is not a list of tile codes and call strings")
+        return value
+
+    @staticmethod
+    def _result(value) -> list:
+        """The round's result: ``["和了", deltas, info, ...]`` or ``[title, deltas?]``."""
+        if type(value) is not list or not value or type(value[0]) is not str:
+            raise RecordError(f"round result {_short(value)} is not a list starting with its title")
+        if value[0] == "和了":
+            if len(value) < 3 or len(value) % 2 == 0:
+                raise RecordError("a win result must hold deltas and details per winner")
+            for k in range(1, len(value), 2):
+                _ints(value[k], "win deltas", 4)
+                info = value[k + 1]
+                if type(info) is not list or len(info) < 3:
+                    raise RecordError(f"win details {_short(info)} lack winner, target and pao")
+                _ints(info[:3], "winner, target and pao", 3, 0, 3)
+        elif len(value) > 1:
+            _ints(value[1], "draw deltas", 4)
+        return value
 
     def play(self) -> list[dict]:
         start = ev.start_kyoku(
@@ -256,7 +308,7 @@ class _Round:
     def _discard_tile(self, st: _State, a: int, give) -> tuple[int, bool]:
         riichi = False
         if isinstance(give, str):
-            if not give.startswith("r"):
+            if not (give.startswith("r") and give[1:].isdigit() and len(give) == 3):
                 raise _Contradiction(f"seat {a} gives {give!r} where a discard belongs")
             riichi, give = True, int(give[1:])
         if give == TSUMOGIRI:
@@ -350,7 +402,7 @@ class _Round:
     def _ron_on(self, a: int) -> bool:
         if not self.result or self.result[0] != "和了":
             return False
-        return any(int(info[1]) == a and int(info[0]) != a for info in self.result[2::2])
+        return any(info[1] == a and info[0] != a for info in self.result[2::2])
 
     # --- the end of the round ------------------------------------------------------------
 
@@ -362,7 +414,7 @@ class _Round:
         if kind == "和了":
             self._horas(st)
         elif kind in _RESULTS:
-            deltas = [int(d) for d in self.result[1]] if len(self.result) > 1 else [0, 0, 0, 0]
+            deltas = list(self.result[1]) if len(self.result) > 1 else [0, 0, 0, 0]
             actor = st.actor if _RESULTS[kind] == "kyushukyuhai" else None
             st.events.append(ev.ryukyoku(reason=_RESULTS[kind], deltas=deltas, actor=actor))
         else:
@@ -371,11 +423,13 @@ class _Round:
         return st
 
     def _horas(self, st: _State) -> None:
-        last = next(e for e in reversed(st.events) if e["type"] in ("tsumo", "dahai", "kakan"))
+        last = next((e for e in reversed(st.events) if e["type"] in ("tsumo", "dahai", "kakan")), None)
+        if last is None:
+            raise RecordError("a win before any tile was drawn or discarded")
         for k in range(1, len(self.result), 2):
-            deltas = [int(d) for d in self.result[k]]
+            deltas = list(self.result[k])
             info = self.result[k + 1]
-            who, target, pao = int(info[0]), int(info[1]), int(info[2])
+            who, target, pao = info[0], info[1], info[2]
             han, fu, yaku = _score_text(info[3:])
             st.scores = [s + d for s, d in zip(st.scores, deltas)]
             ura = [_name(u) for u in self.uras] if who in st.reached else []
