@@ -13,6 +13,16 @@ The seat comes from the command line (mjai.app's ``bot.py <player_id>``; its
 ``--hanchan`` or ``--tonpu``; without either, an east-only game until a ``start_kyoku``
 of the south (or a later) round shows a hanchan. Agents that value the game's end (``mdp``)
 use it.
+
+``--time-budget SECONDS`` (default 1.5) bounds every answer: the agent then runs in a worker
+process and a decision it has not made in time is answered by the efficiency agent
+(:mod:`player.timed_agent`), counted, and reported on stderr at ``end_game``. The default
+fits mjai.app, whose simulator waits 2 s for an action (``mjai`` 0.2.1, ``Simulator``'s
+``timeout``) and counts a late one as an error that ends the bot's game; the MDP's
+decisions take 30 ms at the median and 0.25 s at the 99th percentile on a laptop core
+(README, ``benchmarks/mdp_bench.py``), so only rare outliers fall back. ``--time-budget 0``
+runs the agent in the bot's own process with no limit (play then never depends on the
+machine's speed: Mortal's arena, tests).
 """
 from __future__ import annotations
 
@@ -28,6 +38,9 @@ from game.errors import RecordError
 from game.records.events import event_problem
 from game.state import seat_view
 from player.registry import AGENTS, make_agent
+from player.timed_agent import TimedAgent
+
+DEFAULT_BUDGET = 1.5  # seconds; see the module docstring
 
 NONE = {"type": "none"}
 
@@ -60,6 +73,8 @@ class MjaiBot:
         kind = event["type"]
         if kind == "start_game":
             self._start_game(event)
+        elif kind == "end_game" and isinstance(self.agent, TimedAgent):
+            print(f"mjai_bot: seat {self.seat}: {self.agent.summary()}", file=sys.stderr, flush=True)
         if self._live is None:
             raise RecordError(f"{kind!r} before start_game")
         if kind == "start_kyoku" and self.hanchan is None and event["bakaze"] != "E":
@@ -117,14 +132,27 @@ def main(argv: list[str] | None = None) -> int:
                         help="the game is a hanchan (mjai.app, Mortal's arena)")
     length.add_argument("--tonpu", dest="hanchan", action="store_const", const=False,
                         help="the game is east-only")
+    parser.add_argument("--time-budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
+                        help="seconds per decision before the efficiency agent answers instead "
+                             f"(default {DEFAULT_BUDGET}; 0 = no limit, the agent in this process)")
     args = parser.parse_args(argv)
-    bot = MjaiBot(make_agent(args.agent, seed=args.seed), args.seat, hanchan=args.hanchan)
-    for number, batch in enumerate(read_batches(sys.stdin), 1):
-        try:
-            answer = bot.react(batch)
-        except RecordError as exc:
-            raise RecordError(str(exc), path="<stdin>", position=f"line {number}") from None
-        print(json.dumps(answer, separators=(",", ":")), flush=True)
+    if args.time_budget < 0:
+        parser.error(f"--time-budget must be >= 0 seconds, got {args.time_budget}")
+    if args.time_budget > 0:
+        agent = TimedAgent(args.agent, args.time_budget, make_agent("efficiency"), seed=args.seed)
+    else:
+        agent = make_agent(args.agent, seed=args.seed)
+    bot = MjaiBot(agent, args.seat, hanchan=args.hanchan)
+    try:
+        for number, batch in enumerate(read_batches(sys.stdin), 1):
+            try:
+                answer = bot.react(batch)
+            except RecordError as exc:
+                raise RecordError(str(exc), path="<stdin>", position=f"line {number}") from None
+            print(json.dumps(answer, separators=(",", ":")), flush=True)
+    finally:
+        if isinstance(agent, TimedAgent):
+            agent.close()
     return 0
 
 
