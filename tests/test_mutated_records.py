@@ -41,7 +41,7 @@ TENHOU6_FILES = ["phoenix/tenhou6/mjlog2json__2019021004gm-00a9-0000-e2f6516d.js
                  "edge_rounds/chankan.json", "edge_rounds/double_ron.json",
                  "edge_rounds/confusing_nakis_0.json"]
 
-settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
+settings.register_profile("ci", max_examples=50, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("hunt", max_examples=2000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
