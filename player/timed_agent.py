@@ -164,16 +164,17 @@ class TimedAgent(Agent):
             raise WorkerError(f"the agent's process failed:\n{text}")
 
     def _restart(self) -> None:
-        self._proc.kill()  # SIGKILL: a numba kernel cannot delay it
-        self._proc.join(timeout=1)
+        self.close()
         self.stats["restarts"] += 1
         self._start()
 
     def close(self) -> None:
         """Stop the worker (at the end of the input; a daemon dies with the bot anyway)."""
-        if self._proc.is_alive():
-            self._proc.kill()
-            self._proc.join(timeout=1)
+        self._proc.kill()  # SIGKILL: a numba kernel cannot delay it
+        self._proc.join(timeout=1)
+        for q in (self._inbox, self._outbox):
+            q.cancel_join_thread()  # what the dead worker left unread must not hold up exit
+            q.close()
 
     def _send(self, kind: str, payload: Any) -> None:
         self._history.append((kind, payload))
