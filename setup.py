@@ -51,6 +51,7 @@ setup(
         "tqdm>=4.60",
     ],
     extras_require={
-        "test": ["pytest>=7", "mahjong==2.1.0", "hypothesis>=6"],
+        # loguru and requests: what mjai (installed --no-deps, see the README) needs for the arena test.
+        "test": ["pytest>=7", "mahjong==2.1.0", "hypothesis>=6", "loguru", "requests"],
     },
 )
