@@ -51,7 +51,9 @@ setup(
         "tqdm>=4.60",
     ],
     extras_require={
-        # loguru and requests: what mjai (installed --no-deps, see the README) needs for the arena test.
-        "test": ["pytest>=7", "mahjong==2.1.0", "hypothesis>=6", "loguru", "requests"],
+        # loguru and requests: what mjai (installed --no-deps, see the README) needs for the arena
+        # test; ray: the tests play on a local Ray (--backend ray), about 20 s to install.
+        "test": ["pytest>=7", "mahjong==2.1.0", "hypothesis>=6", "loguru", "requests", "ray>=2.9"],
+        "ray": ["ray>=2.9"],
     },
 )

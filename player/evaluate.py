@@ -20,6 +20,9 @@ Files in ``--out`` (default ``runs/eval_<player>_vs_<vs>_seed<S>``):
   a last line cut by a kill is dropped (with a warning) and that game replayed; any other
   line that is not a game of this run is an error naming the line. Games are summarized in
   order of their index, so a resumed run reports exactly what an uninterrupted one would.
+  Lines are in the order games finished; each game's ``wall_s`` and ``cpu_s`` (its time to
+  play) are the only fields that differ between two runs of one seed, on either
+  ``--backend`` (``local`` worker processes or ``ray``, ``player.ray_backend``).
 * ``summary.json``: every number of the report (``player.stats.summarize``).
 * ``ranks.png``: the rank distributions of the player and of the opponents.
 * ``logs/<game>-<seed>.mjson.gz`` with ``--save-logs``.
@@ -31,14 +34,16 @@ import json
 import math
 import os
 import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from game.errors import MahjongError, RecordError
 from player import stats
 from player.rundir import RUN, check_run, check_seed, model_versions, write_json
-from player.selfplay import (EVALUATE_WALLS, check_agent_name, check_run_options, clear_stale_temps,
-                             decision_counts, derive_seed, log_name, play, run_pool, write_log)
+from player.selfplay import (EVALUATE_WALLS, add_backend_options, check_agent_name,
+                             check_run_options, clear_stale_temps, decision_counts, derive_seed,
+                             log_name, play, run_pool, write_log)
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -71,13 +76,17 @@ def round_up_games(games: int) -> int:
 
 
 def game_record(game: int, block: int, seed: int, player_seat: int, result,
-                log: str | None, methods: list | None = None) -> dict:
+                log: str | None, methods: list | None = None,
+                wall_s: float | None = None, cpu_s: float | None = None) -> dict:
     """The JSON line of one finished game.
 
     ``counts`` are per-seat numbers of hands (``stats.count_hand_events``); ``methods`` per
     seat how the agent made its decisions in this game (its ``stats``, e.g. the MDP player's
     ``method1`` / ``rule_based`` / ``error_fallback`` / ``forced``; None for an agent that
     keeps none); ``log`` is the mjai log's path relative to the output directory, or None.
+    ``wall_s`` / ``cpu_s``: the seconds the game took to play, wall clock and its worker's
+    CPU (building a worker's agents is in its first game): the only fields that differ
+    between two runs of one seed. Result files written before them lack both.
     """
     return {
         "game": game,
@@ -90,6 +99,8 @@ def game_record(game: int, block: int, seed: int, player_seat: int, result,
         "counts": stats.count_hand_events(result.events),
         "methods": methods or [None] * 4,
         "log": log,
+        "wall_s": None if wall_s is None else round(wall_s, 3),
+        "cpu_s": None if cpu_s is None else round(cpu_s, 3),
     }
 
 
@@ -100,18 +111,20 @@ def _named(events: list[dict], names: list[str]) -> list[dict]:
     return events
 
 
-def _eval_task(task: tuple) -> dict:
-    game, block, seed, seat, player, vs, hanchan, out_dir, save_logs = task
+def _eval_task(task: tuple) -> tuple[dict, list[dict] | None]:
+    """Play one game; return its record and, with ``save_logs``, its mjai events. The log
+    is written by the caller: on a Ray cluster this runs on a machine without ``--out``."""
+    game, block, seed, seat, player, vs, hanchan, save_logs = task
     names = [player if s == seat else vs for s in range(4)]
     before = decision_counts(names)
+    wall, cpu = time.perf_counter(), time.process_time()
     result = play(names, seed, [derive_seed(seed, 1000 + s) for s in range(4)], hanchan)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     after = decision_counts(names)
-    log = None
-    if save_logs:
-        log = f"{LOGS}/{log_name(game, seed)}"
-        write_log(_named(result.events, names), Path(out_dir) / log)
+    log = f"{LOGS}/{log_name(game, seed)}" if save_logs else None
     methods = [None if a is None else dict(a - b) for b, a in zip(before, after)]  # this game's counts
-    return game_record(game, block, seed, seat, result, log, methods)
+    rec = game_record(game, block, seed, seat, result, log, methods, wall, cpu)
+    return rec, _named(result.events, names) if save_logs else None
 
 
 # ----------------------------------------------------------------------------- results file
@@ -197,6 +210,10 @@ def _parse_record(raw: bytes) -> dict:
     counts = rec["counts"]
     if not isinstance(counts, dict) or not counts or not all(_ints(v, 4) for v in counts.values()):
         raise ValueError(f"counts {counts!r} are not lists of 4 integers by name")
+    for key in ("wall_s", "cpu_s"):  # absent from the results of older versions
+        t = rec.get(key)
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0):
+            raise ValueError(f"{key} {t!r} is not a number of seconds")
     return rec
 
 
@@ -226,16 +243,19 @@ def _append(f, record: dict) -> None:
 
 def evaluate(player: str, vs: str, games: int, out_dir: Path, *, seed: int = 0,
              workers: int | None = None, resume: bool = False, hanchan: bool = False,
-             save_logs: bool = False, allow_model_change: bool = False) -> dict:
+             save_logs: bool = False, allow_model_change: bool = False, backend: str = "local",
+             ray_address: str | None = None) -> dict:
     """Play (or finish) a duplicate match and write results, summary and plot; return the summary.
 
     Bad input (an unknown agent, a seed outside 0..2^32-1, a run directory of another run or
-    with broken files) raises MahjongError before anything in ``out_dir`` is changed.
+    with broken files, a backend not installed or a Ray cluster not there) raises
+    MahjongError before anything in ``out_dir`` is changed. ``backend``, ``ray_address``:
+    where the games are played (``player.selfplay.run_pool``); the results are the same.
     """
     check_agent_name(player)
     check_agent_name(vs)
     check_seed(seed)
-    check_run_options(workers, out_dir)
+    check_run_options(workers, out_dir, backend)
     n = round_up_games(games)
     if n != games:
         print(f"evaluate: --games {games} rounded up to {n} (whole blocks of 4 seat rotations "
@@ -254,7 +274,12 @@ def evaluate(player: str, vs: str, games: int, out_dir: Path, *, seed: int = 0,
     valid = 0
     if started:
         done, valid = read_results(results_path, seed=seed, games=n)
-    # Every check passed: from here on the directory is written.
+    tasks = [(g, b, s, seat, player, vs, hanchan, save_logs)
+             for g, b, s, seat in game_plan(n, seed) if g not in done]
+    initial = n - len(tasks)
+    played = run_pool(_eval_task, tasks, workers, desc=f"{player} vs {vs}", total=n,
+                      initial=initial, backend=backend, ray_address=ray_address)
+    # Every check passed (a Ray cluster too): from here on the directory is written.
     out_dir.mkdir(parents=True, exist_ok=True)
     write_json(out_dir / RUN, run)
     if started and valid < results_path.stat().st_size:
@@ -263,16 +288,13 @@ def evaluate(player: str, vs: str, games: int, out_dir: Path, *, seed: int = 0,
         with open(results_path, "r+b") as f:  # before appending
             f.truncate(valid)
     clear_stale_temps(out_dir / LOGS)
-    plan = game_plan(n, seed)
-    tasks = [(g, b, s, seat, player, vs, hanchan, str(out_dir), save_logs)
-             for g, b, s, seat in plan if g not in done]
-    initial = n - len(tasks)
     if initial:
         print(f"evaluate: resuming, {initial} of {n} games already in {results_path}",
               file=sys.stderr)
     with open(results_path, "a", encoding="utf-8") as f:
-        for rec in run_pool(_eval_task, tasks, workers or os.cpu_count() or 1,
-                            desc=f"{player} vs {vs}", total=n, initial=initial):
+        for rec, events in played:
+            if events is not None:
+                write_log(events, out_dir / rec["log"])  # before the record that names it
             _append(f, rec)
             done[int(rec["game"])] = rec
 
@@ -297,7 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--games", type=int, default=400,
                     help="number of games, rounded up to a multiple of 4 (default 400)")
     ap.add_argument("--workers", type=int, default=None,
-                    help="worker processes (default: number of CPUs; 1 = no pool)")
+                    help="worker processes (default: number of CPUs; 1 = no pool); with "
+                         "--backend ray, games at a time (default: the cluster's CPUs)")
     ap.add_argument("--seed", type=int, default=0,
                     help="base seed of the walls, 0..2^32-1 (default 0); evaluate draws its walls "
                          "from a stream of its own, never those of selfplay --seed")
@@ -311,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--hanchan", action="store_true", help="south games instead of east-only")
     ap.add_argument("--save-logs", action="store_true",
                     help="also write each game's mjai log (gzip) under OUT/logs/")
+    add_backend_options(ap)
     return ap
 
 
@@ -321,7 +345,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     try:
         summary = evaluate(args.player, args.vs, args.games, out, seed=args.seed,
                            workers=args.workers, resume=args.resume, hanchan=args.hanchan,
-                           save_logs=args.save_logs, allow_model_change=args.allow_model_change)
+                           save_logs=args.save_logs, allow_model_change=args.allow_model_change,
+                           backend=args.backend, ray_address=args.ray_address)
     except MahjongError as e:
         print(f"evaluate: error: {e}", file=sys.stderr)
         return 2

@@ -31,6 +31,7 @@ from player.rundir import RUN, SEED_MAX, check_run, check_seed, model_versions, 
 LOG_SUFFIX = ".mjson.gz"
 TMP_DIR = ".tmp"
 EVALUATE_WALLS = 1  # the stream of evaluate's wall seeds; self-play's is the plain one (0)
+BACKENDS = ("local", "ray")  # where games are played (run_pool)
 
 
 # ----------------------------------------------------------------------------- shared pieces
@@ -52,13 +53,19 @@ def derive_seed(base: int, *keys: int, stream: int = 0) -> int:
                .generate_state(1, dtype=np.uint32)[0] >> 1)
 
 
-def check_run_options(workers: int | None, out_dir: Path) -> None:
-    """``--workers`` must be positive and ``--out`` a directory (or not there yet):
-    MahjongError otherwise, before anything is written."""
+def check_run_options(workers: int | None, out_dir: Path, backend: str = "local") -> None:
+    """``--workers`` must be positive, ``--out`` a directory (or not there yet) and the
+    ``--backend`` installed: MahjongError otherwise, before anything is written."""
     if workers is not None and int(workers) < 1:
         raise MahjongError(f"--workers must be >= 1, got {workers}")
     if Path(out_dir).exists() and not Path(out_dir).is_dir():
         raise MahjongError(f"--out {out_dir} is a file, not a directory")
+    if backend == "ray":
+        from player import ray_backend
+
+        ray_backend.require()
+    elif backend != "local":
+        raise MahjongError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
 
 
 def check_agent_name(name: str) -> None:
@@ -100,34 +107,50 @@ def _init_worker() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-def run_pool(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int,
-             desc: str, total: int | None = None, initial: int = 0) -> Iterator[Any]:
-    """Yield ``func(task)`` for every task, as they finish, with a tqdm progress bar.
+def run_pool(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int | None,
+             desc: str, total: int | None = None, initial: int = 0, *,
+             backend: str = "local", ray_address: str | None = None) -> Iterator[Any]:
+    """Return an iterator of ``func(task)`` for every task, in the order they finish, with a
+    tqdm progress bar that counts ``initial`` games already done out of ``total``.
 
-    ``workers <= 1`` runs in this process (no pool), single-threaded like a worker (torch
-    would otherwise take every core). The bar counts ``initial`` games already done out of
-    ``total``.
+    The one place where games are scheduled. ``backend="local"``: a process pool of
+    ``workers`` (default: every CPU); ``workers <= 1`` runs in this process, single-threaded
+    like a worker (torch would otherwise take every core). ``backend="ray"``: Ray tasks
+    (:mod:`player.ray_backend`, which connects at once, so a bad ``ray_address`` is an error
+    before the caller writes anything), at most ``workers`` at a time (default: every CPU of
+    the cluster). ``func`` must be a module-level function whose result depends on its task
+    alone, so that both backends give the same results.
     """
+    if backend == "ray":
+        from player import ray_backend
+
+        results = ray_backend.imap(func, tasks, workers, ray_address)
+    else:
+        results = _local_imap(func, tasks, workers or os.cpu_count() or 1)
+    return _progress(results, desc, len(tasks) + initial if total is None else total, initial)
+
+
+def _local_imap(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int) -> Iterator[Any]:
+    if workers <= 1 or len(tasks) <= 1:
+        _init_worker()
+        yield from map(func, tasks)
+        return
+    with mp.get_context().Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
+        try:
+            yield from pool.imap_unordered(func, tasks)
+        except BaseException:
+            pool.terminate()
+            raise
+
+
+def _progress(results: Iterator[Any], desc: str, total: int, initial: int) -> Iterator[Any]:
     from tqdm import tqdm
 
-    total = len(tasks) + initial if total is None else total
     with tqdm(total=total, initial=initial, desc=desc, unit="game", file=sys.stderr,
               dynamic_ncols=True, disable=None) as bar:
-        if workers <= 1 or len(tasks) <= 1:
-            _init_worker()
-            for task in tasks:
-                out = func(task)
-                bar.update(1)
-                yield out
-            return
-        with mp.get_context().Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
-            try:
-                for out in pool.imap_unordered(func, tasks):
-                    bar.update(1)
-                    yield out
-            except BaseException:
-                pool.terminate()
-                raise
+        for out in results:
+            bar.update(1)
+            yield out
 
 
 # Agents built in this process, by (name, seat): building one can cost far more than a
@@ -179,26 +202,29 @@ def log_name(index: int, seed: int) -> str:
     return f"{index:06d}-{seed}{LOG_SUFFIX}"
 
 
-def _selfplay_task(task: tuple) -> str:
+def _selfplay_task(task: tuple) -> tuple[str, list[dict]]:
+    """Play one game; return its log path and events. The log is written by the caller: on
+    a Ray cluster this runs on a machine without the output directory."""
     index, seed, agent, hanchan, path = task
     result = play([agent] * 4, seed, [derive_seed(seed, 1000 + s) for s in range(4)], hanchan)
-    write_log(result.events, Path(path))
-    return path
+    return path, result.events
 
 
 def selfplay(agent: str, games: int, out_dir: Path, *, seed: int = 0, workers: int | None = None,
-             hanchan: bool = False, allow_model_change: bool = False) -> list[Path]:
+             hanchan: bool = False, allow_model_change: bool = False, backend: str = "local",
+             ray_address: str | None = None) -> list[Path]:
     """Play ``games`` self-play games into ``out_dir``; return every log path (old and new).
 
     ``out_dir/run.json`` records the agent, seed, rule and the agent's model versions; a
     directory that already holds logs of this command is continued only by the same run
-    (``allow_model_change``: after the agent's models changed).
+    (``allow_model_change``: after the agent's models changed). ``backend``, ``ray_address``:
+    where the games are played (:func:`run_pool`); the logs are the same either way.
     """
     check_agent_name(agent)
     check_seed(seed)
     if games < 1:
         raise MahjongError(f"--games must be positive, got {games}")
-    check_run_options(workers, out_dir)
+    check_run_options(workers, out_dir, backend)
     out_dir = Path(out_dir)
     started = out_dir.is_dir() and any(out_dir.glob(f"*{LOG_SUFFIX}"))
     if started and not (out_dir / RUN).exists():
@@ -211,19 +237,21 @@ def selfplay(agent: str, games: int, out_dir: Path, *, seed: int = 0, workers: i
            "walls": "selfplay", "models": model_versions([agent])}
     run = check_run(out_dir, run, ("agent", "seed", "hanchan"), started=started,
                     allow_model_change=allow_model_change)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    write_json(out_dir / RUN, run)
-    clear_stale_temps(out_dir)
     paths = [out_dir / log_name(i, derive_seed(seed, i)) for i in range(games)]
     tasks = [(i, derive_seed(seed, i), agent, hanchan, str(p))
              for i, p in enumerate(paths) if not p.exists()]
     done = games - len(tasks)
+    logs = run_pool(_selfplay_task, tasks, workers, desc=f"selfplay {agent}", total=games,
+                    initial=done, backend=backend, ray_address=ray_address)
+    # Every check passed (a Ray cluster too): from here on the directory is written.
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(out_dir / RUN, run)
+    clear_stale_temps(out_dir)
     if done:
         print(f"selfplay: {done} of {games} logs already in {out_dir}; playing the other "
               f"{len(tasks)}", file=sys.stderr)
-    for _ in run_pool(_selfplay_task, tasks, workers or os.cpu_count() or 1,
-                      desc=f"selfplay {agent}", total=games, initial=done):
-        pass
+    for path, events in logs:
+        write_log(events, Path(path))
     return paths
 
 
@@ -239,18 +267,33 @@ def build_parser() -> argparse.ArgumentParser:
                     help="base seed of walls and agents, 0..2^32-1 (default 0; the walls differ "
                          "from those of evaluate --seed with the same number)")
     ap.add_argument("--workers", type=int, default=None,
-                    help="worker processes (default: number of CPUs; 1 = no pool)")
+                    help="worker processes (default: number of CPUs; 1 = no pool); with "
+                         "--backend ray, games at a time (default: the cluster's CPUs)")
     ap.add_argument("--hanchan", action="store_true", help="south games instead of east-only")
     ap.add_argument("--allow-model-change", action="store_true",
                     help="continue a run in --out although the agent's model files changed")
+    add_backend_options(ap)
     return ap
+
+
+def add_backend_options(ap: argparse.ArgumentParser) -> None:
+    """``--backend`` and ``--ray-address``, the same for evaluate and selfplay."""
+    ap.add_argument("--backend", choices=BACKENDS, default="local",
+                    help="where games are played: local worker processes (default) or Ray "
+                         "tasks (the ray extra: pip install -e '.[ray]'); the same games "
+                         "either way")
+    ap.add_argument("--ray-address", default=None,
+                    help="with --backend ray: the cluster to join ('auto': the one started by "
+                         "`ray start` on this machine, or host:port); default: start a Ray of "
+                         "--workers CPUs on this machine")
 
 
 def main(argv: Iterable[str] | None = None) -> int:
     args = build_parser().parse_args(None if argv is None else list(argv))
     try:
         paths = selfplay(args.agent, args.games, args.out, seed=args.seed, workers=args.workers,
-                         hanchan=args.hanchan, allow_model_change=args.allow_model_change)
+                         hanchan=args.hanchan, allow_model_change=args.allow_model_change,
+                         backend=args.backend, ray_address=args.ray_address)
     except MahjongError as e:
         print(f"selfplay: error: {e}", file=sys.stderr)
         return 2

@@ -87,6 +87,8 @@ CASES = {
     "a game in the wrong seat": (_results(lambda r: [json.dumps(r[0]), _with(r[1], player_seat=3),
                                                      *map(json.dumps, r[2:])]),
                                  "{results}:line 2: game 1 has block 0 seat 3, expected block 0 seat 1"),
+    "a wall time that is text": (_results(lambda r: [_with(r[0], wall_s="1.5"), *map(json.dumps, r[1:])]),
+                                 "{results}:line 1: unreadable result (wall_s '1.5' is not a number of seconds)"),
     "another run's walls": (_results(lambda r: [_with(r[0], seed=r[0]["seed"] + 1), *map(json.dumps, r[1:])]),
                             "{results}:line 1: game 0 has the wall seed"),
 }
