@@ -17,6 +17,9 @@ average is printed with the table. Pin to one core on a shared box:
 
     taskset -c 0 python benchmarks/mdp_bench.py              # table of median / p90 / p99
     python benchmarks/mdp_bench.py --games 8 --json          # one JSON object
+    taskset -c 0 python benchmarks/mdp_bench.py --agent mdp:d3=4   # an agent with options
+
+``method1`` decisions are also reported by the shanten of the hand (``method1 sh2`` ...).
 """
 from __future__ import annotations
 
@@ -37,6 +40,7 @@ from game.errors import MahjongError  # noqa: E402
 from game.match import play_game  # noqa: E402
 from player.agents.efficiency import EfficiencyAgent  # noqa: E402
 from player.agents.mdp import METHODS, MdpAgent  # noqa: E402
+from player.registry import make_agent  # noqa: E402
 
 
 class _Timed:
@@ -44,7 +48,7 @@ class _Timed:
 
     def __init__(self, agent: MdpAgent):
         self.agent = agent
-        self.rows: list[tuple[str, float, float, int]] = []
+        self.rows: list[tuple[str, float, float, int, int]] = []
         self._act = agent.act
         agent.act = self.act
 
@@ -55,7 +59,8 @@ class _Timed:
         wall, cpu = 1e3 * (time.perf_counter() - t0), 1e3 * (time.thread_time() - c0)
         st = self.agent.stats
         kind = next((k for k in METHODS if st[k] > before.get(k, 0)), "forced")
-        self.rows.append((kind, wall, cpu, int(self.agent.last_info.get("states", 0))))
+        info = self.agent.last_info
+        self.rows.append((kind, wall, cpu, int(info.get("states", 0)), int(info.get("shanten", -1))))
         return choice
 
 
@@ -67,8 +72,10 @@ def _pct(x) -> dict[str, float]:
             "p99": float(np.percentile(x, 99)), "max": float(x.max())}
 
 
-def run(games: int, seed: int) -> dict:
-    agent = MdpAgent()
+def run(games: int, seed: int, spec: str = "mdp") -> dict:
+    agent = make_agent(spec)
+    if not isinstance(agent, MdpAgent):
+        raise MahjongError(f"--agent {spec!r} is not the mdp agent")
     timer = _Timed(agent)
     effs = [EfficiencyAgent() for _ in range(4)]
 
@@ -86,12 +93,16 @@ def run(games: int, seed: int) -> dict:
         one(g)
     elapsed = time.perf_counter() - t0
     rows = timer.rows
-    out: dict = {"games": games, "seed": seed, "load_average": os.getloadavg(), "seconds": elapsed,
+    out: dict = {"agent": spec, "games": games, "seed": seed, "load_average": os.getloadavg(), "seconds": elapsed,
                  "decisions": len(rows), "stats": dict(agent.stats)}
     for kind in METHODS + ("all",):
         sel = [r for r in rows if kind == "all" or r[0] == kind]
         out[kind] = {"wall_ms": _pct([r[1] for r in sel]), "cpu_ms": _pct([r[2] for r in sel])}
     out["method1"]["states"] = _pct([r[3] for r in rows if r[0] == "method1"])
+    for sh in range(4):
+        sel = [r for r in rows if r[0] == "method1" and r[4] == sh]
+        out[f"method1 sh{sh}"] = {"wall_ms": _pct([r[1] for r in sel]), "cpu_ms": _pct([r[2] for r in sel]),
+                                  "states": _pct([r[3] for r in sel])}
     out["shares"] = {k: agent.stats[k] / max(1, len(rows)) for k in METHODS}
     return out
 
@@ -101,23 +112,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=4, help="timed games (default 4)")
     ap.add_argument("--seed", type=int, default=1000, help="wall seed of the first game (default 1000)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--agent", default="mdp", help="the mdp agent with options, e.g. mdp:d3=4 (default mdp)")
     args = ap.parse_args(argv)
     if args.games < 1:
         print("error: --games must be >= 1", file=sys.stderr)
         return 2
     try:
-        out = run(args.games, args.seed)
+        out = run(args.games, args.seed, args.agent)
     except MahjongError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(out))
         return 0
-    print(f"{out['decisions']} mdp decisions in {args.games} games ({out['seconds']:.0f} s); load average "
+    print(f"{out['agent']}: {out['decisions']} mdp decisions in {args.games} games ({out['seconds']:.0f} s); load average "
           + " ".join(f"{x:.2f}" for x in out["load_average"]) + "; shares "
           + ", ".join(f"{k} {v:.3f}" for k, v in out["shares"].items()))
     print(f"{'':22}{'n':>6}{'median':>10}{'p90':>10}{'p99':>10}{'max':>10}")
-    for kind in METHODS + ("all",):
+    for kind in METHODS + ("all",) + tuple(f"method1 sh{sh}" for sh in range(4)):
         for clock in ("wall_ms", "cpu_ms"):
             r = out[kind][clock]
             if r["n"]:

@@ -59,7 +59,7 @@ from game.state import TableState
 from game.tiles import mjai_to_kind
 from player.agents.base import Agent, Event, find
 from player.agents.efficiency import EfficiencyAgent, efficiency_keys
-from search.hand_graph import CHI_CODE, HandGraph, build_graph
+from search.hand_graph import CHI_CODE, DEFAULT_MAX_STATES, HandGraph, build_graph
 from search.retrograde import OUTCOMES
 from search.shanten import shanten
 
@@ -78,6 +78,12 @@ CALL_STATES = 20_000
 #: 0.590 on 8 development games) and lost 0.18 rank in games (README, "Strength").
 TIE = 0.0
 TIE_SHANTEN = 2
+#: Own-turn graphs of far hands: ``d`` of a 3-shanten root (``search.hand_graph``'s default
+#: 3, its shanten: only the shortest paths to a win) and the state budget of a 2-shanten root
+#: (the graph's default 5,000 cuts ``d = 3`` to 2 in about half of them); 3-shanten roots keep
+#: the graph's budget of 50,000 states.
+D3 = 3
+STATES2 = 5_000
 NEG = -math.inf
 #: The kans, valued at the root (spec A9 keeps them out of the graph).
 KANS = ("ankan", "kakan", "daiminkan")
@@ -111,13 +117,16 @@ class MdpAgent(Agent):
 
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
-                 call_m: int = CALL_M, kans: bool = True, tie: float = TIE, **switches: bool) -> None:
+                 call_m: int = CALL_M, kans: bool = True, tie: float = TIE, d3: int = D3,
+                 states2: int = STATES2, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
         it explores (the one on offer included); ``kans``: value the kans on offer (else
         never kan: the first player); ``tie``: discards within this much expected rank of
-        the best are told apart by tile efficiency (:data:`TIE`)."""
+        the best are told apart by tile efficiency (:data:`TIE`); ``d3``: ``d`` of a 3-shanten
+        root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
+        :data:`STATES2`)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -134,10 +143,14 @@ class MdpAgent(Agent):
         if not 0.0 <= float(tie) < 1.0:
             raise MahjongError(f"tie must be in [0, 1), got {tie}")
         self.tie = float(tie)
+        if not 3 <= int(d3) <= 6 or int(states2) < 1:
+            raise MahjongError(f"d3 must be in 3..6 and states2 >= 1, got {d3}, {states2}")
+        self.d3, self.states2 = int(d3), int(states2)
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, kans, tie, {', '.join(TableModel.__dataclass_fields__)}")
+                               f"call_m, kans, tie, d3, states2, "
+                               f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
         self.state = TableState(0)
@@ -232,7 +245,7 @@ class MdpAgent(Agent):
         sit.params.fold = self.fold
         return sit
 
-    def _graph(self, sit: Situation, state: TableState, *, calls: int | None = None,
+    def _graph(self, sit: Situation, state: TableState, *, calls: int | None = None, d: int | None = None,
                max_states: int | None = None, offered: int | None = None) -> HandGraph:
         """The reduced hand graph of ``state``'s concealed hand under ``sit`` (riichi twins
         while the hand may still declare; ``calls`` caps the revealed mentsu and
@@ -249,8 +262,17 @@ class MdpAgent(Agent):
             return build_graph(hand, pool, d=max(0, shanten(hand)), m=0, horizon=sit.params.T,
                                melds=sit.root_melds, riichi=False)
         m = None if calls is None else min(calls, 4 - len(sit.root_melds))
-        return build_graph(hand, pool, horizon=sit.params.T, melds=sit.root_melds,
+        return build_graph(hand, pool, d=d, horizon=sit.params.T, melds=sit.root_melds,
                            riichi=sit.params.riichi is not None, m=m, max_states=max_states)
+
+    def _far(self, sh: int) -> dict:
+        """Own-turn graph options of a root at ``sh`` shanten (:data:`D3`, :data:`STATES2`);
+        other roots keep the graph's defaults."""
+        if sh == 2:
+            return dict(max_states=self.states2)
+        if sh == 3:
+            return dict(d=self.d3, max_states=DEFAULT_MAX_STATES)
+        return {}
 
     def _kan(self, action: Event, sit: Situation, **graph: int) -> tuple[float | None, np.ndarray | None]:
         """Value and PSM endings of a kan: Eq. 9 at the hand after it (the replacement draw
@@ -286,7 +308,7 @@ class MdpAgent(Agent):
             self.last_info = {"shanten": sh}
             return self._fallback(legal, "rule_based")
         sit = self._situation()
-        g = self._graph(sit, st)
+        g = self._graph(sit, st, **self._far(sh))
         drawn = None if st.drawn is None else st.drawn >> 2
         rv = solve_psm(g, sit.params, drawn=drawn, riichi=bool(st.riichi[self.seat]))
         best_riichi = max(rv.riichi.items(), key=lambda kv: kv[1]) if rv.riichi else None
