@@ -26,7 +26,7 @@ class RootValues:
     ``probs`` maps each action name (a kind, ``"tsumo"``, ``"stay"``, ``"pass"``, ``("riichi",
     t)``, ``("call", u, code, t)``) to the probabilities of ``OUTCOMES`` (win, lose, other_win,
     tenpai_washout, noten_washout, fold). ``VF``/``ED`` are the per-(state, k) values of the
-    whole graph.
+    whole graph (with ``root_only``, of the pairs the root's actions read; NaN elsewhere).
     """
 
     discards: dict[int, float]
@@ -79,7 +79,7 @@ def _furiten_ron(graph: HandGraph, u_ron: np.ndarray, ron_ok: np.ndarray) -> np.
 
 
 def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win: bool,
-        drawn: int | None, track: bool = True) -> RootValues:
+        drawn: int | None, track: bool = True, root_only: bool = False) -> RootValues:
     riichi = None
     if p.riichi is not None and graph.n_twins:
         riichi = p.riichi.arrays(p)
@@ -98,7 +98,8 @@ def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win:
                            p_end=p.p_end, u_tw=p.u_tw, u_nw=p.u_nw, p_disc=p.p_disc, ron_ok=p.ron_ok,
                            u_tsumo=u_tsumo, u_ron=u_ron, v_stop=v_stop, allow_win=allow_win,
                            tsumo_forced=p.tsumo_forced, track=track, p_chi=p.p_chi, riichi=riichi, calls=p.calls,
-                           g_lose=p.lose_growth, discards_per_turn=p.discards_per_turn, ron_scale=p.ron_scale)
+                           g_lose=p.lose_growth, discards_per_turn=p.discards_per_turn, ron_scale=p.ron_scale,
+                           root_only=root_only)
     probs: dict[object, np.ndarray] = {}
     discards: dict[int, float] = {}
     riichi_q: dict[int, float] = {}

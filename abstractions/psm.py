@@ -20,7 +20,7 @@ from search.hand_graph import HandGraph
 
 
 def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, riichi: bool = False,
-              track: bool = True) -> RootValues:
+              track: bool = True, root_only: bool = False) -> RootValues:
     """Values of the root actions under PSM (Method 1, Eq. 16) and the ending probabilities.
 
     ``riichi``: *i* has declared riichi, so the hand is locked (no exchanges, calls or fold;
@@ -28,6 +28,8 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
     ``drawn``: the kind just drawn by a 14-tile root, for the tsumo payoff.
     The result holds ``discards`` and ``riichi`` (riichi + discard) for a 14-tile root, and
     ``stay``, ``pass_`` and ``calls`` for a 13-tile root at an opponent's discard.
+    ``root_only``: solve only what the root's actions read (the same root values, less work;
+    ``VF``/``ED`` elsewhere NaN, see :func:`search.retrograde.solve`).
     """
     p = params.checked(graph.unseen)
     g = locked(graph) if riichi else graph
@@ -35,4 +37,4 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
     if p.fold and not riichi:
         growth = p.lose_growth if p.fold_growth else np.ones(p.T)
         v_stop = fsm_stop_values(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end, p.T, growth)
-    return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track)
+    return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track, root_only=root_only)

@@ -157,7 +157,7 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
                  v_stop,
-                 allow_win, allow_stop, tsumo_forced, track, omap, VF, ED, PF_out, PD_out):
+                 allow_win, allow_stop, tsumo_forced, track, omap, kmax, hk, VF, ED, PF_out, PD_out):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
@@ -177,7 +177,8 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
     k-1]`` stay within one row. With ``track``, ``PF_out[0]``/``PF_out[1]`` receive the ending
     probabilities (n, N_OUT) of the tau_F states at ``k = T-1`` and ``k = T``, and ``PD_out``
     those of passing (``ED``); ``omap`` gives each ending its slot in the kernel's arrays, -1
-    for the endings these parameters cannot reach.
+    for the endings these parameters cannot reach. State ``s`` is solved for ``k <= kmax[s]``
+    and group ``h`` for ``k <= hk[h]`` only (:func:`needed_turns`; ``T`` everywhere solves all).
     """
     n = tenpai.shape[0]
     no = 0
@@ -229,6 +230,8 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
             if skip_locked and h_cls[h] == 1:
                 VH[h] = 0.0
                 continue
+            if k > hk[h]:
+                continue
             m0 = h_ptr[h]
             best = gl * ma[m0] + (1.0 - gl * (1.0 - mb[m0])) * VF[bp + h_succ[m0]]
             arg = m0
@@ -252,6 +255,8 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
             if skip_locked and c == 1:
                 VF[bc + s] = 0.0
                 ED[bc + s] = 0.0
+                continue
+            if k > kmax[s]:
                 continue
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
             bs = B[s] + L[s] - gl * L[s]
@@ -386,6 +391,53 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
 
 
 @numba.njit(cache=True)
+def needed_turns(seeds, top, live_ptr, live, draw_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk):
+    """The turns at which the root's values read each state and group: ``kmax[s]``, ``hk[h]``
+    (-1: never), from the ``seeds`` read at ``k = top``.
+
+    ``VF[s, k]`` reads the groups of ``s``'s live draws and calls at ``k`` and a group at ``k``
+    reads its members at ``k - 1`` (the lumped draws read ``s`` itself), so a breadth-first
+    walk of that graph gives each state the largest ``k`` it is needed at: ``top`` minus its
+    distance from the seeds. A state first reached after more than ``top`` turns is never read.
+    """
+    kmax[:] = -1
+    hk[:] = -1
+    queue = np.empty(kmax.shape[0], np.int64)
+    tail = 0
+    for s in seeds:
+        if kmax[s] < 0:
+            kmax[s] = top
+            queue[tail] = s
+            tail += 1
+    head = 0
+    while head < tail:
+        s = queue[head]
+        head += 1
+        k = kmax[s]
+        if k <= 0:
+            continue
+        for jj in range(live_ptr[s], live_ptr[s + 1]):
+            tail = _visit(draw_h[live[jj]], k, hk, kmax, h_ptr, h_succ, queue, tail)
+        for c in range(call_ptr[s], call_ptr[s + 1]):
+            tail = _visit(call_g0 + c, k, hk, kmax, h_ptr, h_succ, queue, tail)
+
+
+@numba.njit(cache=True)
+def _visit(h, k, hk, kmax, h_ptr, h_succ, queue, tail):
+    """Group ``h`` read at ``k``: its members, not yet reached, are read at ``k - 1``."""
+    if hk[h] >= k:
+        return tail
+    hk[h] = k
+    for m in range(h_ptr[h], h_ptr[h + 1]):
+        t = h_succ[m]
+        if kmax[t] < 0:
+            kmax[t] = k - 1
+            queue[tail] = t
+            tail += 1
+    return tail
+
+
+@numba.njit(cache=True)
 def _put(out, i, pf, layer, omap):
     """``out[i]`` (n, N_OUT) from the compact layer ``pf[layer]``."""
     for s in range(out.shape[1]):
@@ -453,7 +505,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
           riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None,
-          discards_per_turn: int = 1, ron_scale: float = 1.0):
+          discards_per_turn: int = 1, ron_scale: float = 1.0, root_only: bool = False):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
 
     Per-turn arrays are indexed by ``n``, the discards made since the root: ``p_end`` by
@@ -469,13 +521,15 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     numbers, default 1) scales the deal-in chances of the discards made after ``n`` earlier
     ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]). ``ron_scale`` multiplies
     ``p_disc`` of the kinds a state can ron (the opponents hold back tiles that look
-    dangerous; within [0, 1]).
+    dangerous; within [0, 1]). ``root_only``: solve only the (state, ``k``) pairs that the
+    root's actions read (:func:`needed_turns`; the same numbers for them, about a third less
+    work); the others are NaN in ``VF``/``ED`` and meaningless in ``PF``/``PD``.
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
     n = graph.n_states
-    VF = np.empty((T + 1, n))
-    ED = np.empty((T + 1, n))
+    VF = np.full((T + 1, n), np.nan) if root_only else np.empty((T + 1, n))
+    ED = np.full((T + 1, n), np.nan) if root_only else np.empty((T + 1, n))
     PF = np.zeros((2, n, N_OUT) if track else (2, 1, N_OUT))
     PD = np.zeros_like(PF)
     allow_stop = v_stop is not None
@@ -512,6 +566,15 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
                live_ptr, live, A, B, L, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
+    kmax, hk = np.full(n, T, np.int64), np.full(h_ptr.shape[0] - 1, T, np.int64)
+    if root_only:
+        if len(graph.root_discards):  # a 3k+2 root reads its discards' states (and twins) at T-1
+            seeds, top = np.concatenate([graph.root_succ, graph.twin[graph.root_succ]]), T - 1
+            seeds = seeds[seeds >= 0]
+        else:
+            seeds, top = np.zeros(1, np.int32), T
+        needed_turns(seeds.astype(np.int64), top, live_ptr, live, draw_h, call_ptr, call_g0, h_ptr, h_succ,
+                     kmax, hk)
     solve_kernel(live_ptr, live, A, B, L, graph.draw_w, graph.draw_win, draw_h, nh, h_ptr, h_tile, h_succ,
                  ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, cls, h_cls, riichi is None, call_ptr,
                  graph.call_tile,
@@ -519,7 +582,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                  two["u_tw"], two["u_nw"], two["p_disc"], two["ron_scale"],
                  np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
                  bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track),
-                 _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), VF.reshape(-1),
+                 _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), kmax, hk, VF.reshape(-1),
                  ED.reshape(-1), PF, PD)
     # (n, T+1) views of the turn-major arrays
     return VF.T, ED.T, PF, PD

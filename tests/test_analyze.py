@@ -59,3 +59,32 @@ def test_bad_requests(record):
         analyze(record, 5)
     with pytest.raises(MahjongError):
         analyze(record, 0, decision=10_000)
+
+
+def test_root_only_solves_give_the_full_solves_root_values(record, monkeypatch):
+    """The player solves only the (state, turn) pairs its root reads (``root_only``): every
+    root value and ending of a real record's decisions equals the full solve's, bit for bit."""
+    import numpy as np
+
+    import player.agents.mdp as mdp
+    from abstractions import solve_psm
+
+    seen = {"own": 0, "call": 0, "skipped": 0}
+
+    def both(graph, params, **kw):
+        full = solve_psm(graph, params, **kw)
+        part = solve_psm(graph, params, root_only=True, **{k: v for k, v in kw.items() if k != "root_only"})
+        for key in ("discards", "riichi", "calls", "tsumo", "stay", "pass_"):
+            assert getattr(part, key) == getattr(full, key), key
+        assert part.probs.keys() == full.probs.keys()
+        for key, pr in full.probs.items():
+            assert np.array_equal(part.probs[key], pr), key
+        seen["own" if len(graph.root_discards) else "call"] += 1
+        seen["skipped"] += int(np.isnan(part.VF).sum())
+        return part
+
+    monkeypatch.setattr(mdp, "solve_psm", both)
+    agent = MdpAgent(estimators=Estimators.default(), hanchan=True)
+    for d in list(iter_decisions(record, seats=[2]))[:40]:
+        agent.value(d.state, d.legal)
+    assert seen["own"] > 20 and seen["call"] >= 3 and seen["skipped"] > 0

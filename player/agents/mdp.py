@@ -289,7 +289,8 @@ class MdpAgent(Agent):
             self.stats["kan_unvalued"] += 1
             return None, None
         ksit = after_kan(sit, post)
-        rv = solve_psm(self._graph(ksit, post, **graph), ksit.params, riichi=bool(post.riichi[self.seat]))
+        rv = solve_psm(self._graph(ksit, post, **graph), ksit.params, riichi=bool(post.riichi[self.seat]),
+                       root_only=True)
         return rv.pass_, rv.probs.get("pass")
 
     def _own_turn(self, legal: list[Event]) -> Event:
@@ -310,7 +311,7 @@ class MdpAgent(Agent):
         sit = self._situation()
         g = self._graph(sit, st, **self._far(sh))
         drawn = None if st.drawn is None else st.drawn >> 2
-        rv = solve_psm(g, sit.params, drawn=drawn, riichi=bool(st.riichi[self.seat]))
+        rv = solve_psm(g, sit.params, drawn=drawn, riichi=bool(st.riichi[self.seat]), root_only=True)
         best_riichi = max(rv.riichi.items(), key=lambda kv: kv[1]) if rv.riichi else None
         values: list[tuple[Event, float | None]] = []
         endings: list[np.ndarray | None] = []
@@ -345,7 +346,7 @@ class MdpAgent(Agent):
         sit = self._situation()
         graph = dict(calls=self.call_m, max_states=self.call_states)
         g = self._graph(sit, st, offered=_kind(calls[0]["pai"]), **graph)
-        rv = solve_psm(g, sit.params)
+        rv = solve_psm(g, sit.params, root_only=True)
         values: list[tuple[Event, float | None]] = []
         endings: list[np.ndarray | None] = []
         for a in legal:
