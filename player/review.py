@@ -2,6 +2,7 @@
 
     python -m player.review ../shared/data/phoenix/mjlog/GAME.xml --seat 0 --out report.html
     python -m player.review GAME.json --name NAME --kyoku E1,S3 --min-loss 0.02 --json
+    python -m player.review '../shared/data/phoenix/mjlog/*.xml' --all-seats --workers 2 --out reviews/
     python -m player.review --agreement '../shared/data/phoenix/mjlog/*.xml' --agent efficiency
 
 For each decision of the seat under review (discard, riichi, call or pass, where it had a
@@ -18,8 +19,14 @@ shanten: the player plays the efficiency agent's move there), ``forced`` (a win 
 riichi hand's draw, the discard of a riichi just declared), and recorded actions that are
 not valued (kans: spec A9).
 
-``--agreement GLOB`` is the batch mode: any registered agent's agreement with the recorded
-players' choices (own turn by shanten, riichi, calls) over many records, as
+Several records (paths, globs or a folder) or ``--all-seats`` make a batch: one report per
+record and seat (HTML, or JSON with ``--json``) in the folder ``--out``, and ``index.html`` /
+``index.json`` listing each with its agreement and mean loss; ``--workers`` processes share
+the work. A record that cannot be read or replayed is named on one line and the batch goes
+on; the exit status is then 2. Every file is written whole or not at all.
+
+``--agreement GLOB`` is the other batch mode: any registered agent's agreement with the
+recorded players' choices (own turn by shanten, riichi, calls) over many records, as
 :mod:`player.agreement` computes it.
 """
 from __future__ import annotations
@@ -212,7 +219,8 @@ def check_out(out: str | None) -> Path | None:
         return None
     p = Path(out)
     if p.is_dir():
-        raise MahjongError(f"--out {out} is a folder; name a file (report.html or report.json)")
+        raise MahjongError(f"--out {out} is a folder; name a file (report.html or report.json), "
+                           "or review several records or --all-seats into it")
     if not p.parent.is_dir():
         raise MahjongError(f"--out {out}: folder {p.parent} does not exist")
     return p
@@ -221,15 +229,21 @@ def check_out(out: str | None) -> Path | None:
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m player.review", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("record", nargs="?", help="a record: Tenhou mjlog XML, tenhou.net/6 JSON or mjai JSONL, plain or gzip")
+    ap.add_argument("records", nargs="*", metavar="RECORD",
+                    help="a record (Tenhou mjlog XML, tenhou.net/6 JSON or mjai JSONL, plain or gzip); "
+                    "several, a glob or a folder: a batch into --out DIR")
     who = ap.add_mutually_exclusive_group()
     who.add_argument("--seat", type=int, help="seat under review, 0..3 (0 = the first dealer)")
     who.add_argument("--name", help="player under review, by the name in the record")
+    who.add_argument("--all-seats", action="store_true", help="every seat: a batch into --out DIR")
     ap.add_argument("--kyoku", help="hands to review, e.g. E1,S3 or E2-1 (with honba); default all")
     ap.add_argument("--min-loss", type=float, default=0.0,
                     help="list only decisions losing at least this much expected rank (summaries keep all)")
-    ap.add_argument("--out", help="write the report here: .html (a self-contained page) or .json")
-    ap.add_argument("--json", action="store_true", help="JSON instead of the text report (stdout, or --out)")
+    ap.add_argument("--out", help="write the report here: .html (a self-contained page) or .json; "
+                    "a batch: the folder of the reports and index.html")
+    ap.add_argument("--json", action="store_true", help="JSON instead of the text report (stdout, or --out); "
+                    "a batch: JSON reports")
+    ap.add_argument("--workers", type=int, default=1, help="a batch or --agreement: worker processes (default 1)")
     ap.add_argument("--agent", default="mdp", help="the valuing agent: mdp with options (mdp:hazard=0); "
                     "with --agreement any registered agent")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -237,7 +251,6 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--agreement", nargs="+", metavar="GLOB",
                        help="records: print the agent's agreement with the recorded choices instead of a review")
     batch.add_argument("--every", type=int, default=1, help="with --agreement: ask every k-th decision")
-    batch.add_argument("--workers", type=int, default=1, help="with --agreement: worker processes")
     return ap
 
 
@@ -262,6 +275,117 @@ def _valuing_agent(spec: str, hanchan: bool):
     return make_agent(f"mdp:{opts}")
 
 
+def _kyoku(spec: str | None) -> set[str] | None:
+    return None if spec is None else {k.strip() for k in spec.split(",") if k.strip()}
+
+
+def _review_record(path: str, events: list[dict], seat: int, args: argparse.Namespace, agent, progress: bool) -> dict:
+    """The (filtered) review of ``seat`` in the record ``path``; replay errors name the file."""
+    try:
+        rev = review(events, seat, kyoku=_kyoku(args.kyoku), agent=agent, progress=progress)
+    except RecordError as err:  # the replay names the event, the reader the file
+        if err.path is not None:
+            raise
+        raise RecordError(str(err), path=path) from None
+    return {"record": str(path), **filter_decisions(rev, args.min_loss)}
+
+
+# This process's valuing agents by (--agent, hanchan): a batch worker builds each once.
+_AGENTS: dict[tuple[str, bool], Any] = {}
+
+
+def _batch_task(task: tuple[str, int | None, str, argparse.Namespace]) -> dict:
+    """One report of a batch (run in a worker): the record ``path``'s ``seat`` (or the seat of
+    ``args.name``) reviewed and written to ``out``; its index row, or ``error`` (one line)."""
+    from player.review_html import html_report
+    from regressors.datasets import is_hanchan
+
+    path, seat, out, args = task
+    row: dict[str, Any] = {"record": path, "seat": seat, "report": Path(out).name}
+    try:
+        events = read_events(path)
+        if seat is None:
+            seat = row["seat"] = seat_of(events, args.name)
+        hanchan = is_hanchan(events)
+        agent = _AGENTS.get((args.agent, hanchan))
+        if agent is None:
+            agent = _AGENTS[(args.agent, hanchan)] = _valuing_agent(args.agent, hanchan)
+        rev = _review_record(path, events, seat, args, agent, progress=False)
+    except MahjongError as err:
+        msg = str(err)
+        return {**row, "error": msg if path in msg else f"{path}: {msg}"}
+    write_atomic(out, json.dumps(rev, indent=1) if args.json else html_report(rev))
+    s = rev["summary"]
+    return {**row, "name": rev["name"], "hanchan": rev["hanchan"], "valued": s["valued"],
+            "with_loss": s["valued"] - s["recorded_not_valued"], "agreement": s["agreement"],
+            "mean_loss": s["mean_loss"], "total_loss": s["total_loss"]}
+
+
+def _batch(args: argparse.Namespace) -> int:
+    """Review every record and seat asked into the folder ``--out``, then write its index."""
+    from game.records import iter_record_files
+    from tqdm import tqdm
+
+    from player.review_html import html_index
+    from player.selfplay import run_pool
+
+    if args.out is None:
+        raise MahjongError("a batch review writes into a folder: give --out DIR")
+    if args.seat is None and args.name is None and not args.all_seats:
+        raise MahjongError("choose the seats: --all-seats, --seat 0..3 or --name NAME")
+    if args.seat is not None and not 0 <= args.seat < 4:
+        raise MahjongError(f"seat {args.seat} is outside 0..3")
+    if args.workers < 1:
+        raise MahjongError(f"--workers must be >= 1, got {args.workers}")
+    _valuing_agent(args.agent, False)  # a bad --agent fails before any work
+    folder = Path(args.out)
+    if folder.exists() and not folder.is_dir():
+        raise MahjongError(f"--out {args.out} is a file; a batch review needs a folder")
+    if not folder.parent.is_dir():
+        raise MahjongError(f"--out {args.out}: folder {folder.parent} does not exist")
+    paths = [str(p) for p in iter_record_files(args.records)]
+    folder.mkdir(exist_ok=True)
+    seats = [args.seat] if args.seat is not None else ([None] if args.name is not None else range(4))
+    ext = ".json" if args.json else ".html"
+    stems: Counter = Counter()
+    tasks = []
+    for path in paths:
+        stem = Path(path).name.split(".")[0]
+        stems[stem] += 1
+        if stems[stem] > 1:  # two records of one name from different folders
+            stem = f"{stem}-{stems[stem]}"
+        for seat in seats:
+            who = f"_seat{seat}" if seat is not None else ""
+            tasks.append((path, seat, str(folder / f"{stem}{who}{ext}"), args))
+    rows, failed = [], {}
+    for row in run_pool(_batch_task, tasks, args.workers, desc="review", unit="report"):
+        if "error" not in row:
+            rows.append(row)
+        elif row["record"] not in failed:  # one line a file, not one a seat
+            failed[row["record"]] = row["error"]
+            tqdm.write(f"error: {row['error']}", file=sys.stderr)
+    order = {p: i for i, p in enumerate(paths)}
+    rows.sort(key=lambda r: (order[r["record"]], r["seat"]))
+    index = {"reports": rows, "failed": [{"record": p, "error": e} for p, e in sorted(failed.items(), key=lambda kv: order[kv[0]])],
+             **pooled(rows)}
+    write_atomic(folder / "index.json", json.dumps(index, indent=1))
+    write_atomic(folder / "index.html", html_index(index))
+    print(f"{folder / 'index.html'}: {len(rows)} reports of {len(paths)} records, agreement "
+          f"{_fmt(index['agreement'], 3)}, mean loss {_fmt(index['mean_loss'], 4)}"
+          + (f"; {len(failed)} record{'s' if len(failed) > 1 else ''} failed" if failed else ""))
+    return 2 if failed else 0
+
+
+def pooled(rows: list[dict]) -> dict:
+    """Agreement and mean loss over every decision of the index's reports: each report
+    weighted by its decisions valued (by those with a loss, for the loss)."""
+    valued = sum(r["valued"] for r in rows)
+    agree = sum(r["agreement"] * r["valued"] for r in rows if r["valued"])
+    lossy = sum(r["with_loss"] for r in rows)
+    return {"valued": valued, "agreement": round(agree / valued, 4) if valued else None,
+            "mean_loss": round(sum(r["total_loss"] for r in rows) / lossy, 5) if lossy else None}
+
+
 @reports_errors
 def main(argv: list[str] | None = None) -> int:
     from player.review_html import html_report
@@ -270,22 +394,18 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.agreement:
         return _agreement(args)
-    if args.record is None:
+    if not args.records:
         raise MahjongError("name a record to review (or --agreement GLOB)")
+    if args.all_seats or len(args.records) > 1 or not Path(args.records[0]).is_file():
+        return _batch(args)
+    record = args.records[0]
     out = check_out(args.out)
-    events = read_events(args.record)
+    events = read_events(record)
     seat = seat_of(events, args.name) if args.name is not None else args.seat
     if seat is None:
         raise MahjongError(f"choose a seat: --seat 0..3 or --name, one of {player_names(events)}")
-    kyoku = None if args.kyoku is None else {k.strip() for k in args.kyoku.split(",") if k.strip()}
-    try:
-        rev = review(events, seat, kyoku=kyoku, agent=_valuing_agent(args.agent, is_hanchan(events)),
-                     progress=not args.quiet)
-    except RecordError as err:  # the replay names the event, the reader the file
-        if err.path is not None:
-            raise
-        raise RecordError(str(err), path=args.record) from None
-    rev = {"record": str(args.record), **filter_decisions(rev, args.min_loss)}
+    rev = _review_record(record, events, seat, args, _valuing_agent(args.agent, is_hanchan(events)),
+                         progress=not args.quiet)
     if out is not None and out.suffix.lower() in (".html", ".htm") and not args.json:
         write_atomic(out, html_report(rev))
     elif out is not None:

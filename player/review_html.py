@@ -2,7 +2,8 @@
 
 No script, no network, no external file: tiles are drawn as text in coloured boxes by CSS, so
 the page opens offline on a phone as on a desktop. Per decision: the hand (the drawn tile set
-apart), the four rivers (riichi tile marked, called tiles faded), the melds and dora
+apart; at the seat's own turn each tile over its deal-in chance if discarded now, coloured
+from green to red), the four rivers (riichi tile marked, called tiles faded), the melds and dora
 indicators, and every candidate with its expected final rank and endings, the recorded action
 and the best marked.
 """
@@ -27,9 +28,14 @@ background:#fff;text-align:center;font-weight:600;font-size:.9em}
 tr.actual td{font-weight:700}tr.best td:first-child::after{content:" \\2605"}
 .small{color:#666;font-size:.85em}.river{margin:2px 0}
 details summary{cursor:pointer;font-weight:600;margin:6px 0}
+.hc{display:inline-flex;flex-direction:column;align-items:center;vertical-align:top}
+.di{font-size:.7em;min-width:2.1em;text-align:center;border-radius:2px;margin:0 1px}
+.d0{background:#cfc}.d1{background:#ffc}.d2{background:#fd9}.d3{background:#f99}
 @media (max-width:600px){body{font-size:14px;padding:4px}td,th{padding:1px 3px}table{font-size:.8em}
-.t{min-width:1.2em;font-size:.8em;margin:0 1px}.card{padding:4px}}
+.t{min-width:1.2em;font-size:.8em;margin:0 1px}.card{padding:4px}.di{min-width:1.7em;font-size:.65em}}
 """
+#: Deal-in chances from which a tile's cell turns yellow, orange and red (below: green).
+DEAL_IN_LEVELS = (0.02, 0.05, 0.10)
 _SUIT = {"m": "m", "p": "p", "s": "s"}
 _HONOR = {"E": "E", "S": "S", "W": "W", "N": "N", "P": "Wh", "F": "Gr", "C": "Rd"}
 _SEAT = ("E", "S", "W", "N")
@@ -54,15 +60,33 @@ def _pct(x: float | None) -> str:
     return "" if x is None else f"{100 * x:.1f}%"
 
 
-def _table_html(t: dict, names: list[str], seat: int) -> str:
+def deal_in_by_tile(e: dict) -> dict[str, float]:
+    """The deal-in chance of discarding each tile of the hand at a decision ``e``, by mjai name
+    without the red mark (both fives of a kind share it); empty when no discard is legal."""
+    return {a["action"]["pai"].rstrip("r"): a["deal_in"] for a in e["actions"]
+            if a["action"]["type"] == "dahai" and a["deal_in"] is not None}
+
+
+def _hand_tile(name: str, deal_in: dict[str, float], extra: str = "") -> str:
+    """A hand tile, over its deal-in cell when the decision is a discard."""
+    x = deal_in.get(name.rstrip("r"))
+    if x is None:
+        return tile(name, extra)
+    level = sum(x >= lim for lim in DEAL_IN_LEVELS)
+    return (f'<span class="hc {extra}">{tile(name)}<span class="di d{level}" '
+            f'title="deal-in if discarded">{100 * x:.1f}</span></span>')
+
+
+def _table_html(t: dict, names: list[str], seat: int, deal_in: dict[str, float]) -> str:
     hand = list(t["hand"])
     drawn = ""
     if t["drawn"] is not None and t["drawn"] in hand:
         hand.remove(t["drawn"])
-        drawn = tile(t["drawn"], "drawn")
-    rows = [f'<div>hand: {_tiles(hand)}{drawn}'
+        drawn = _hand_tile(t["drawn"], deal_in, "drawn")
+    legend = ' <span class="small">(under each tile: % deal-in if discarded now)</span>' if deal_in else ""
+    rows = [f'<div>hand: {"".join(_hand_tile(n, deal_in) for n in hand)}{drawn}'
             + "".join(" | " + _tiles(m) for m in t["melds"][seat])
-            + f' <span class="small">dora ind. {_tiles(t["dora_indicators"])}</span></div>']
+            + f' <span class="small">dora ind. {_tiles(t["dora_indicators"])}</span>{legend}</div>']
     for s in range(4):
         wind = _SEAT[(s - t["dealer"]) % 4]
         river = "".join(tile(d["pai"], " ".join(c for c, on in (("called", d["called"]), ("rii", d["riichi"]),
@@ -102,7 +126,8 @@ def _card(e: dict, names: list[str], seat: int) -> str:
     body = _candidates(e) if e["best"] is not None else (
         f'<div class="small">played {escape(describe(e["recorded"]))}</div>')
     return (f'<div class="card {state}" id="d{e["event_index"]}"><h2>{e["kyoku"]}, {e["tiles_left"]} tiles left, '
-            f'shanten {e["shanten"]}: {verdict}{loss}</h2>{_table_html(e["table"], names, seat)}{body}</div>')
+            f'shanten {e["shanten"]}: {verdict}{loss}</h2>{_table_html(e["table"], names, seat, deal_in_by_tile(e))}'
+            f'{body}</div>')
 
 
 def _summary_table(rev: dict) -> str:
@@ -142,5 +167,29 @@ after each action; loss = expected rank of the played action minus the best's. {
 {_summary_table(rev)}
 <h2>Worst decisions</h2><ol>{worst or "<li>none</li>"}</ol>
 {"".join(hands)}
+</body></html>
+"""
+
+
+def html_index(index: dict) -> str:
+    """The page of a batch review: a row per report (record, seat, player, decisions valued,
+    agreement, mean loss, a link), the pooled figures and the records that failed."""
+    def fmt(x, d):
+        return "-" if x is None else f"{x:.{d}f}"
+
+    rows = "".join(
+        f'<tr><td><a href="{escape(r["report"])}">{escape(r["record"].rsplit("/", 1)[-1])}</a></td>'
+        f'<td>{r["seat"]}</td><td>{escape(r["name"] or "")}</td><td>{r["valued"]}</td>'
+        f'<td>{fmt(r["agreement"], 3)}</td><td>{fmt(r["mean_loss"], 4)}</td></tr>' for r in index["reports"])
+    failed = "".join(f'<li>{escape(f["error"])}</li>' for f in index["failed"])
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Reviews</title><style>{_CSS}</style></head><body>
+<h1>Reviews: {len(index["reports"])} reports</h1>
+<p>All reports: {index["valued"]} decisions valued, agreement {fmt(index["agreement"], 3)},
+mean loss {fmt(index["mean_loss"], 4)} rank.</p>
+<table><tr><th>record</th><th>seat</th><th>player</th><th>valued</th><th>agreement</th><th>mean loss</th></tr>
+{rows}</table>
+{f'<h2>Failed</h2><ul>{failed}</ul>' if failed else ""}
 </body></html>
 """

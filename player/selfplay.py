@@ -109,9 +109,9 @@ def _init_worker() -> None:
 
 def run_pool(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int | None,
              desc: str, total: int | None = None, initial: int = 0, *,
-             backend: str = "local", ray_address: str | None = None) -> Iterator[Any]:
+             backend: str = "local", ray_address: str | None = None, unit: str = "game") -> Iterator[Any]:
     """Return an iterator of ``func(task)`` for every task, in the order they finish, with a
-    tqdm progress bar that counts ``initial`` games already done out of ``total``.
+    tqdm progress bar that counts ``initial`` ``unit``s already done out of ``total``.
 
     The one place where games are scheduled. ``backend="local"``: a process pool of
     ``workers`` (default: every CPU); ``workers <= 1`` runs in this process, single-threaded
@@ -127,7 +127,7 @@ def run_pool(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int | No
         results = ray_backend.imap(func, tasks, workers, ray_address)
     else:
         results = _local_imap(func, tasks, workers or os.cpu_count() or 1)
-    return _progress(results, desc, len(tasks) + initial if total is None else total, initial)
+    return _progress(results, desc, len(tasks) + initial if total is None else total, initial, unit)
 
 
 def _local_imap(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int) -> Iterator[Any]:
@@ -143,10 +143,10 @@ def _local_imap(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int) 
             raise
 
 
-def _progress(results: Iterator[Any], desc: str, total: int, initial: int) -> Iterator[Any]:
+def _progress(results: Iterator[Any], desc: str, total: int, initial: int, unit: str) -> Iterator[Any]:
     from tqdm import tqdm
 
-    with tqdm(total=total, initial=initial, desc=desc, unit="game", file=sys.stderr,
+    with tqdm(total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr,
               dynamic_ncols=True, disable=None) as bar:
         for out in results:
             bar.update(1)

@@ -27,6 +27,7 @@ from regressors.estimators import Estimators
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
 RECORD = DATA / "mjlog" / "gimite__test.xml"
 TENHOU6 = sorted((DATA / "tenhou6").glob("*.json"))
+EDGE = DATA.parent / "edge_rounds"  # one-hand records: a batch test in seconds
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +160,80 @@ def test_malformed_record_leaves_no_report(tmp_path, capsys):
     assert out.read_text() == "earlier"
     assert main([str(RECORD), "--seat", "0", "--out", str(tmp_path), "--quiet"]) == 2
     assert "is a folder" in capsys.readouterr().err
+
+
+def test_batch_review_all_seats(tmp_path, capsys):
+    """Two short real records and a broken one, every seat, two workers: one JSON report per
+    record and seat equal to the single review's, the index's figures recomputed from them,
+    the broken file named on one line, exit 2, no temp file left."""
+    records = [EDGE / "confusing_nakis_2.json", EDGE / "confusing_nakis_7.json"]
+    bad = tmp_path / "bad.mjson"
+    bad.write_text("\n".join(json.dumps(e) for e in read_events(records[0])[:30])[:-3] + "\n")
+    out = tmp_path / "reviews"
+    assert main([str(records[0]), str(records[1]), str(bad), "--all-seats", "--json", "--workers", "2",
+                 "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(bad) in err[0] and "line 30" in err[0]
+    names = sorted(os.listdir(out))
+    assert names == sorted(["index.html", "index.json"] + [f"{r.stem}_seat{s}.json" for r in records for s in range(4)])
+    index = json.loads((out / "index.json").read_text())
+    assert [f["record"] for f in index["failed"]] == [str(bad)]
+    assert [(Path(r["record"]).name, r["seat"]) for r in index["reports"]] == [(r.name, s) for r in records for s in range(4)]
+    agreed, losses = [], []
+    for row in index["reports"]:
+        rev = json.loads((out / row["report"]).read_text())
+        valued = [e for e in rev["decisions"] if e["agree"] is not None]
+        assert row["valued"] == len(valued) > 0 and row["agreement"] == pytest.approx(np.mean([e["agree"] for e in valued]), abs=1e-4)
+        agreed += [e["agree"] for e in valued]
+        losses += [e["loss"] for e in valued if e["loss"] is not None]
+    assert index["agreement"] == pytest.approx(np.mean(agreed), abs=1e-4)
+    assert index["mean_loss"] == pytest.approx(np.mean(losses), abs=1e-4)
+    # A report of the batch is the single review of that record and seat.
+    single = tmp_path / "single.json"
+    assert main([str(records[1]), "--seat", "2", "--out", str(single), "--quiet"]) == 0
+    assert json.loads(single.read_text()) == json.loads((out / "confusing_nakis_7_seat2.json").read_text())
+    html = (out / "index.html").read_text()
+    assert all(f'href="{r["report"]}"' in html for r in index["reports"]) and str(bad) in html
+
+
+def test_batch_requests(tmp_path, capsys):
+    record = str(EDGE / "four_reach.json")
+    assert main([record, "--all-seats", "--quiet"]) == 2
+    assert "--out DIR" in capsys.readouterr().err
+    assert main([record, record, "--out", str(tmp_path), "--quiet"]) == 2
+    assert "choose the seats" in capsys.readouterr().err
+    assert main([str(EDGE / "nothing*.json"), "--all-seats", "--out", str(tmp_path / "r"), "--quiet"]) == 2
+    assert "no record file matches" in capsys.readouterr().err and not (tmp_path / "r").exists()
+
+
+def test_hand_shows_each_tiles_deal_in(reviewed):
+    """At an own-turn decision each hand tile sits over the deal-in chance of discarding it,
+    the candidates' number; at a call decision the hand has no such cells."""
+    import re
+
+    from player.review_html import DEAL_IN_LEVELS, _card, tile
+
+    own = [e for e in reviewed["decisions"] if any(a["action"]["type"] == "dahai" for a in e["actions"])]
+    calls = [e for e in reviewed["decisions"] if not any(a["action"]["type"] == "dahai" for a in e["actions"])]
+    assert len(own) > 10 and calls
+    levels = set()
+    for e in own:
+        hand = _card(e, reviewed["names"], 1).split('<div class="river">')[0]
+        cells = re.findall(r'<span class="t [^"]*">([^<]+)</span><span class="di d(\d)"[^>]*>([\d.]+)</span>', hand)
+        assert len(cells) == len(e["table"]["hand"])
+        deal_in = {mjai_to_kind(a["action"]["pai"]): a["deal_in"] for a in e["actions"] if a["action"]["type"] == "dahai"}
+        shown = list(e["table"]["hand"])  # the drawn tile last
+        if e["table"]["drawn"] in shown:
+            shown.remove(e["table"]["drawn"])
+            shown.append(e["table"]["drawn"])
+        for (label, level, pct), name in zip(cells, shown):
+            assert f">{label}<" in tile(name)
+            x = deal_in[mjai_to_kind(name)]
+            assert float(pct) == pytest.approx(100 * x, abs=0.051)
+            assert int(level) == sum(x >= lim for lim in DEAL_IN_LEVELS)
+            levels.add(int(level))
+    assert len(levels) >= 2  # the colours tell tiles apart
+    assert all('class="di' not in _card(e, reviewed["names"], 1) for e in calls)
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
