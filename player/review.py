@@ -32,6 +32,7 @@ recorded players' choices (own turn by shanten, riichi, calls) over many records
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import sys
 from collections import Counter
@@ -396,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
         return _agreement(args)
     if not args.records:
         raise MahjongError("name a record to review (or --agreement GLOB)")
-    if args.all_seats or len(args.records) > 1 or not Path(args.records[0]).is_file():
+    one = args.records[0]
+    if args.all_seats or len(args.records) > 1 or Path(one).is_dir() or glob.has_magic(one):
         return _batch(args)
     record = args.records[0]
     out = check_out(args.out)
