@@ -304,7 +304,9 @@ def test_agent_options_from_the_name():
 
     a = make_agent("mdp:hazard=0,full_horizon=0", seed=1)
     assert a.model == TableModel(full_horizon=False, hazard=False)
-    for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1"):
+    b = make_agent("mdp:d3=4,states2=20000")
+    assert (b.d3, b.states2) == (4, 20000)
+    for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1", "mdp:d3=2", "mdp:states2=0"):
         with pytest.raises(MahjongError):
             make_agent(bad)
 
@@ -408,3 +410,30 @@ def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
 
 def find_reach(legal: list[dict]) -> bool:
     return any(a["type"] == "reach" for a in legal)
+
+
+def test_d3_values_a_three_shanten_hand_on_the_deeper_graph(est):
+    """``d3=4``: a 3-shanten hand's discards are valued on the graph of ``d = 4`` (paths with
+    one exchange more than the shortest), built and solved here on their own; the default
+    ``d = 3`` graph is smaller and its best discard wins less often."""
+    from abstractions.psm import solve_psm
+    from search.hand_graph import build_graph
+
+    ev = events_for("123m 58p 469s 19s CC E", [], last_draw="W")
+    chances = {}
+    for d3 in (3, 4):
+        agent = MdpAgent(estimators=est, d3=d3)
+        agent.start_game(0)
+        for e in ev:
+            agent.observe(e)
+        agent.act(discard_legal(agent))
+        sit, st = agent.last_situation, agent.state
+        assert agent.last_info["shanten"] == 3
+        g = build_graph(np.asarray(st.hand, np.uint8), np.asarray(st.unseen, np.uint8), d=d3,
+                        horizon=sit.params.T, riichi=True, max_states=50_000)
+        rv = solve_psm(g, sit.params, drawn=st.drawn >> 2)
+        assert agent.last_info["states"] == g.n_states
+        for a, v in agent.last_values:
+            assert v == pytest.approx(rv.discards[mjai_to_kind(a["pai"])], abs=1e-12)
+        chances[d3] = (g.n_states, agent.last_info["outcomes"]["win"])
+    assert chances[4][0] > chances[3][0] and chances[4][1] > chances[3][1], chances
