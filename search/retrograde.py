@@ -185,24 +185,12 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, 
                 mb[m] = 1.0 - p_lose[k, t]
 
 
-@numba.njit(cache=True, inline="always")
-def _member_probs(ph, m, gl, mb, h_succ, pf, prev):
-    """``ph``: the ending probabilities of discarding into member ``m`` (its deal-in, then
-    the member's own endings one turn on), read where they are needed rather than stored per
-    group: a group's row would be written every turn and read about twice."""
-    c = 1.0 - gl * (1.0 - mb[m])
-    nxt = h_succ[m]
-    for o in range(N_OUT):
-        ph[o] = c * pf[prev, nxt, o]
-    ph[LOSE] += gl * (1.0 - mb[m])
-
-
 @numba.njit(cache=True)
 def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
                  v_stop,
-                 allow_win, allow_stop, tsumo_forced, track, VF, ED, PF_out, PD_out):
+                 allow_win, allow_stop, tsumo_forced, track, omap, VF, ED, PF_out, PD_out):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
@@ -221,13 +209,23 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
     turn-major arrays: entry ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member,
     k-1]`` stay within one row. With ``track``, ``PF_out[0]``/``PF_out[1]`` receive the ending
     probabilities (n, N_OUT) of the tau_F states at ``k = T-1`` and ``k = T``, and ``PD_out``
-    those of passing (``ED``). An ending these parameters cannot reach keeps probability 0
-    (exactly: it only ever receives zeros).
+    those of passing (``ED``); ``omap`` gives each ending its slot in the kernel's arrays, -1
+    for the endings these parameters cannot reach.
     """
     n = tenpai.shape[0]
-    no = N_OUT  # a constant trip count: numba unrolls the loops over the endings
+    no = 0
+    for o in range(N_OUT):
+        if omap[o] >= 0:
+            no += 1
+    iW = omap[WIN]
+    iL = omap[LOSE]
+    iO = omap[OTHER]
+    iT = omap[TW]
+    iN = omap[NW]
+    iF = omap[FOLD]
     pf = np.zeros((2, n if track else 1, no))
     VH = np.empty(nh)
+    PH = np.zeros((nh if track else 1, no))
     GA = np.zeros(nh if track else 1, np.int32)  # the first best member of each group
     TIE = np.zeros(nh if track else 1, np.bool_)  # another member is as good
     ph = np.zeros(no)
@@ -248,11 +246,12 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
         VF[s] = po * u_other[c] + (1.0 - po) * (u_tw[c] if tenpai[s] else u_nw[c])
         ED[s] = VF[s]
         if track:
-            pf[0, s, TW if tenpai[s] else NW] = 1.0 - po
-            pf[0, s, OTHER] += po
+            pf[0, s, iT if tenpai[s] else iN] = 1.0 - po
+            if iO >= 0:
+                pf[0, s, iO] += po
     if track and T == 1:
-        PF_out[0] = pf[0]
-        PD_out[0] = pf[0]
+        _put(PF_out, 0, pf, 0, omap)
+        _put(PD_out, 0, pf, 0, omap)
     for k in range(1, T + 1):
         nn = T - k
         cur = k & 1
@@ -281,6 +280,11 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
                         tie = True
                 GA[h] = arg
                 TIE[h] = tie
+                nxt = h_succ[arg]
+                for o in range(no):
+                    PH[h, o] = (1.0 - gl * (1.0 - mb[arg])) * pf[prev, nxt, o]
+                if iL >= 0:
+                    PH[h, iL] += gl * (1.0 - mb[arg])
             else:
                 for m in range(m0 + 1, h_ptr[h + 1]):
                     best = max(best, gl * ma[m] + (1.0 - gl * (1.0 - mb[m])) * VF[bp + h_succ[m]])
@@ -297,7 +301,8 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
             if track:
                 for o in range(no):
                     pd[o] = bs * pf[prev, s, o]
-                pd[LOSE] += gl * L[s]
+                if iL >= 0:
+                    pd[iL] += gl * L[s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 w = live_w[x]
                 wi = live_win[x]
@@ -305,7 +310,7 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
                 if allow_win and wi >= 0 and u_tsumo[wi] == u_tsumo[wi] and (tsumo_forced or u_tsumo[wi] >= VH[h]):
                     ed += w * u_tsumo[wi]
                     if track:
-                        pd[WIN] += w
+                        pd[iW] += w
                 else:
                     ed += w * VH[h]
                     if track:
@@ -320,9 +325,17 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
                                   and gl * ma[mo + 1] + (1.0 - gl * (1.0 - mb[mo + 1])) * VF[bp + h_succ[mo + 1]]
                                   == VH[h]):
                                 arg = mo + 1
-                        _member_probs(ph, arg, gl, mb, h_succ, pf, prev)
-                        for o in range(no):
-                            pd[o] += w * ph[o]
+                        if arg == GA[h]:
+                            for o in range(no):
+                                pd[o] += w * PH[h, o]
+                        else:
+                            nxt = h_succ[arg]
+                            for o in range(no):
+                                ph[o] = (1.0 - gl * (1.0 - mb[arg])) * pf[prev, nxt, o]
+                            if iL >= 0:
+                                ph[iL] += gl * (1.0 - mb[arg])
+                            for o in range(no):
+                                pd[o] += w * ph[o]
             ED[bc + s] = ed
             # Eq. 8: continue -> other win / early end / the opponents' discards (ron, take or
             # pass each); first the options per discarded kind: ron, the best pon, the best chi
@@ -406,13 +419,12 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
                             if wgt == 0.0:
                                 continue
                             if a == -2:
-                                pv[WIN] += wgt
+                                pv[iW] += wgt
                                 for o in range(no):
                                     pv[o] -= wgt * pb[o]
                             elif a >= 0:
-                                _member_probs(ph, GA[a], gl, mb, h_succ, pf, prev)
                                 for o in range(no):
-                                    pv[o] += wgt * (ph[o] - pb[o])
+                                    pv[o] += wgt * (PH[a, o] - pb[o])
             po = p_other[c, nn]
             pe = p_end[c, nn]
             uw = u_tw[c] if tenpai[s] else u_nw[c]
@@ -423,19 +435,26 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
                 if stop:
                     for o in range(no):
                         pf[cur, s, o] = 0.0
-                    pf[cur, s, FOLD] = 1.0
+                    pf[cur, s, iF] = 1.0
                 else:
                     for o in range(no):
                         pf[cur, s, o] = (1.0 - po) * (1.0 - pe) * pv[o]
-                    pf[cur, s, OTHER] += po
-                    pf[cur, s, TW if tenpai[s] else NW] += (1.0 - po) * pe
+                    if iO >= 0:
+                        pf[cur, s, iO] += po
+                    pf[cur, s, iT if tenpai[s] else iN] += (1.0 - po) * pe
                 if k >= T - 1:
-                    for o in range(no):
-                        PD_out[k - T + 1, s, o] = pd[o]
+                    for o in range(N_OUT):
+                        PD_out[k - T + 1, s, o] = pd[omap[o]] if omap[o] >= 0 else 0.0
         if track and k >= T - 1:
-            PF_out[k - T + 1] = pf[cur]
+            _put(PF_out, k - T + 1, pf, cur, omap)
 
 
+@numba.njit(cache=True)
+def _put(out, i, pf, layer, omap):
+    """``out[i]`` (n, N_OUT) from the compact layer ``pf[layer]``."""
+    for s in range(out.shape[1]):
+        for o in range(N_OUT):
+            out[i, s, o] = pf[layer, s, omap[o]] if omap[o] >= 0 else 0.0
 
 
 def draw_groups(graph) -> tuple:
@@ -559,10 +578,19 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                  graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["u_other"], two["p_end"],
                  two["u_tw"], two["u_nw"], two["p_disc"], two["ron_scale"],
                  np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
-                 bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track), VF.reshape(-1),
+                 bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track),
+                 _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), VF.reshape(-1),
                  ED.reshape(-1), PF, PD)
     # (n, T+1) views of the turn-major arrays
     return VF.T, ED.T, PF, PD
+
+
+def _outcome_slots(allow_win, p_lose, p_other, allow_stop) -> np.ndarray:
+    """Slot of each ending in the kernel's probability arrays; -1 where it cannot occur."""
+    reach = (bool(allow_win), bool(np.any(p_lose > 0)), bool(np.any(np.asarray(p_other) > 0)), True, True,
+             bool(allow_stop))
+    slots = np.cumsum(reach) - 1
+    return np.where(reach, slots, -1).astype(np.int64)
 
 
 def _f64(x) -> np.ndarray:
