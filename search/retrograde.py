@@ -33,6 +33,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from search.hand_graph import KEY_R
+
 #: Endings tracked under the optimal policy, in this order.
 OUTCOMES = ("win", "lose", "other_win", "tenpai_washout", "noten_washout", "fold")
 N_OUT = len(OUTCOMES)
@@ -42,9 +44,24 @@ WIN, LOSE, OTHER, TW, NW, FOLD = range(N_OUT)
 _EMPTY = -1
 
 
+@numba.njit(cache=True, inline="always")
+def _member(h_tile, h_succ, h_decl, m, t, succ, twin):
+    """Write member ``(t, succ)`` at ``m``, then its riichi declaration if ``succ`` has a twin."""
+    h_tile[m] = t
+    h_succ[m] = succ
+    h_decl[m] = False
+    m += 1
+    if twin[succ] >= 0:
+        h_tile[m] = t
+        h_succ[m] = twin[succ]
+        h_decl[m] = True
+        m += 1
+    return m
+
+
 @numba.njit(cache=True)
 def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, twin,
-                keys, vals, draw_h, h_ptr, h_tile, h_succ, h_decl):
+                keys, vals, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl):
     """The distinct after-draw (``3k+2``-tile) hands ``H = h + u`` of the draws that matter.
 
     Eq. 7's choice after a draw depends on ``H`` alone: ``max_t P_L(t) U_L(t) + (1 - P_L(t))
@@ -52,11 +69,16 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
     u'``) reach the same ``H``. So the solve takes that max once per ``H`` and turn.
     ``draw_h[j]`` is the ``H`` of draw ``j`` (-1 for a draw with no exchange, no win and no
     riichi declaration);
-    ``h_tile/h_succ[h_ptr[H]:h_ptr[H+1]]`` are its members (discard kind, state), the drawing
-    state first. A member with a riichi twin (a closed tenpai hand) is followed by the same
+    ``h_tile/h_succ[h_ptr[H]:h_ptr[H+1]]`` are its members (discard kind, state), kinds
+    ascending; ``draw_m[j]`` is the member of draw ``j``'s own state (the drawn tile discarded
+    again), which the solve prefers on ties. A member with a riichi twin (a closed tenpai hand)
+    is followed by the same
     discard into the twin with ``h_decl`` set: "riichi + discard t" (spec A11). ``H`` is keyed
-    by the drawing state's key (``skeys``: concealed tiles, melds, riichi flag) plus ``r[u]``.
-    Returns the count.
+    by the drawing state's key (``skeys``: concealed tiles, melds, riichi flag) plus ``r[u]``;
+    ``r`` must be the state key's own multipliers (``hand_graph.KEY_R``), so that every draw
+    into the same ``H`` gets the same key. A draw with no exchange gets a group of its own:
+    every other member of its ``H`` would be an exchange away, and a locked state (riichi, or
+    a graph without exchanges) keeps only its own discard. Returns the count.
     """
     n = skeys.shape[0]
     mask = keys.shape[0] - 1
@@ -69,6 +91,15 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
                 draw_h[j] = -1
                 continue
             u = draw_tile[j]
+            if edge_ptr[j + 1] == edge_ptr[j]:
+                # no exchange: the drawing state (and its riichi) is the whole group; a locked
+                # state (no exchanges at all) must not share it with another's draw
+                h_ptr[nh] = m
+                draw_m[j] = m
+                m = _member(h_tile, h_succ, h_decl, m, u, s, twin)
+                draw_h[j] = nh
+                nh += 1
+                continue
             key = ks + r[u]
             i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
             while vals[i] != _EMPTY and keys[i] != key:
@@ -77,40 +108,39 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
                 keys[i] = key
                 vals[i] = nh
                 h_ptr[nh] = m
-                h_tile[m] = u
-                h_succ[m] = s
-                h_decl[m] = False
-                m += 1
-                if twin[s] >= 0:
-                    h_tile[m] = u
-                    h_succ[m] = twin[s]
-                    h_decl[m] = True
-                    m += 1
-                for e in range(edge_ptr[j], edge_ptr[j + 1]):
-                    h_tile[m] = edge_tile[e]
-                    h_succ[m] = edge_succ[e]
-                    h_decl[m] = False
-                    m += 1
-                    if twin[edge_succ[e]] >= 0:
-                        h_tile[m] = edge_tile[e]
-                        h_succ[m] = twin[edge_succ[e]]
-                        h_decl[m] = True
-                        m += 1
+                own = -1
+                for e in range(edge_ptr[j], edge_ptr[j + 1]):  # edges come with kinds ascending
+                    if own < 0 and edge_tile[e] > u:
+                        own = m
+                        m = _member(h_tile, h_succ, h_decl, m, u, s, twin)
+                    m = _member(h_tile, h_succ, h_decl, m, edge_tile[e], edge_succ[e], twin)
+                if own < 0:
+                    own = m
+                    m = _member(h_tile, h_succ, h_decl, m, u, s, twin)
+                draw_m[j] = own
                 nh += 1
+            else:
+                x = h_ptr[vals[i]]
+                while h_succ[x] != s:
+                    x += 1
+                draw_m[j] = x
             draw_h[j] = vals[i]
     h_ptr[nh] = m
     return nh
 
 
 @numba.njit(cache=True)
-def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, twin, h_cls, h_ptr, h_tile,
-               h_decl, p_lose, u_lose, allow_win, riichi_on, live_ptr, live, A, B, L, ma, mb):
+def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, cls, twin, h_cls, h_ptr, h_tile,
+               h_decl, p_lose, u_lose, allow_win, riichi_on, live_ptr, live_w, live_h, live_win, live_m, A, B, L,
+               ma, mb):
     """Split each state's draws into live ones and one lump (``search_performance.md``).
 
     A draw with no in-graph exchange, no win (or wins not allowed) and no riichi declaration
     has one move, discarding the drawn tile again, so its after-draw value is ``P_L(u) U_L(u) + (1 - P_L(u)) VF[h, k-1]``
     (Eq. 7 with one option). Summed over those draws this is ``A[h] + B[h] VF[h, k-1]``, and
-    ``L[h]`` is their weight of LOSE. ``live[live_ptr[h]:live_ptr[h+1]]`` lists the other draws.
+    ``L[h]`` is their weight of LOSE. The other draws are ``live_ptr[h] <= x < live_ptr[h+1]``:
+    probability ``live_w[x]``, group ``live_h[x]``, win ``live_win[x]``, own member
+    ``live_m[x]`` (copied, so that the solve reads them in order).
     ``ma[m] + mb[m] * VF[member, k-1]`` is the value of discarding into member ``m`` (Eq. 7,
     Eq. 10 for the members of a call). Deal-in parameters come in two classes (``p_lose[c]``,
     ``u_lose[c]``; 1: after riichi) by the class of the state (``cls``) or of the group
@@ -128,7 +158,10 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, twi
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
             if draw_h[j] >= 0 and (edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0)
                                    or (riichi_on and twin[s] >= 0)):
-                live[c] = j
+                live_w[c] = draw_w[j]
+                live_h[c] = draw_h[j]
+                live_win[c] = draw_win[j]
+                live_m[c] = draw_m[j]
                 c += 1
             else:
                 u = draw_tile[j]
@@ -153,7 +186,7 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, cls, twi
 
 
 @numba.njit(cache=True)
-def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h_tile, h_succ, ma, mb,
+def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
                  v_stop,
@@ -194,6 +227,9 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
     pf = np.zeros((2, n if track else 1, no))
     VH = np.empty(nh)
     PH = np.zeros((nh if track else 1, no))
+    GA = np.zeros(nh if track else 1, np.int32)  # the first best member of each group
+    TIE = np.zeros(nh if track else 1, np.bool_)  # another member is as good
+    ph = np.zeros(no)
     pd = np.zeros(no)
     pv = np.zeros(no)
     pb = np.zeros(no)
@@ -236,11 +272,17 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
             best = gl * ma[m0] + (1.0 - gl * (1.0 - mb[m0])) * VF[bp + h_succ[m0]]
             arg = m0
             if track:
+                tie = False
                 for m in range(m0 + 1, h_ptr[h + 1]):
                     v = gl * ma[m] + (1.0 - gl * (1.0 - mb[m])) * VF[bp + h_succ[m]]
                     if v > best:
                         best = v
                         arg = m
+                        tie = False
+                    elif v == best:
+                        tie = True
+                GA[h] = arg
+                TIE[h] = tie
                 nxt = h_succ[arg]
                 for o in range(no):
                     PH[h, o] = (1.0 - gl * (1.0 - mb[arg])) * pf[prev, nxt, o]
@@ -266,11 +308,10 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                     pd[o] = bs * pf[prev, s, o]
                 if iL >= 0:
                     pd[iL] += gl * L[s]
-            for jj in range(live_ptr[s], live_ptr[s + 1]):
-                j = live[jj]
-                w = draw_w[j]
-                wi = draw_win[j]
-                h = draw_h[j]
+            for x in range(live_ptr[s], live_ptr[s + 1]):
+                w = live_w[x]
+                wi = live_win[x]
+                h = live_h[x]
                 if allow_win and wi >= 0 and u_tsumo[wi] == u_tsumo[wi] and (tsumo_forced or u_tsumo[wi] >= VH[h]):
                     ed += w * u_tsumo[wi]
                     if track:
@@ -278,8 +319,28 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
                 else:
                     ed += w * VH[h]
                     if track:
-                        for o in range(no):
-                            pd[o] += w * PH[h, o]
+                        # ties go to discarding the drawn tile, then to riichi with it, then
+                        # to the group's first best member (the lowest kind)
+                        arg = GA[h]
+                        mo = live_m[x]
+                        if TIE[h] and mo != arg:
+                            if gl * ma[mo] + (1.0 - gl * (1.0 - mb[mo])) * VF[bp + h_succ[mo]] == VH[h]:
+                                arg = mo
+                            elif (mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
+                                  and gl * ma[mo + 1] + (1.0 - gl * (1.0 - mb[mo + 1])) * VF[bp + h_succ[mo + 1]]
+                                  == VH[h]):
+                                arg = mo + 1
+                        if arg == GA[h]:
+                            for o in range(no):
+                                pd[o] += w * PH[h, o]
+                        else:
+                            nxt = h_succ[arg]
+                            for o in range(no):
+                                ph[o] = (1.0 - gl * (1.0 - mb[arg])) * pf[prev, nxt, o]
+                            if iL >= 0:
+                                ph[iL] += gl * (1.0 - mb[arg])
+                            for o in range(no):
+                                pd[o] += w * ph[o]
             ED[bc + s] = ed
             # Eq. 8: continue -> other win / early end / the opponents' discards (ron, take or
             # pass each); first the options per discarded kind: ron, the best pon, the best chi
@@ -327,12 +388,14 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
             # pass / ron / pon, and chi with weight node_chi[j] (the left player's share)
             vr = ed
             if track:
-                pv[:] = pd[:]
+                for o in range(no):  # loops, not slices: a slice is an array object per state
+                    pv[o] = pd[o]
             for j in range(node_chi.shape[0] - 1, -1, -1):
                 cw = node_chi[j]
                 base = vr
                 if track:
-                    pb[:] = pv[:]
+                    for o in range(no):
+                        pb[o] = pv[o]
                 for i in range(nk):
                     pu = p_disc[c, ku[i]]
                     if kr[i] == kr[i]:
@@ -375,7 +438,8 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
             VF[bc + s] = v_stop[bc + s] if stop else cont
             if track:
                 if stop:
-                    pf[cur, s, :] = 0.0
+                    for o in range(no):
+                        pf[cur, s, o] = 0.0
                     pf[cur, s, iF] = 1.0
                 else:
                     for o in range(no):
@@ -391,7 +455,7 @@ def solve_kernel(live_ptr, live, A, B, L, draw_w, draw_win, draw_h, nh, h_ptr, h
 
 
 @numba.njit(cache=True)
-def needed_turns(seeds, top, live_ptr, live, draw_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk):
+def needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk):
     """The turns at which the root's values read each state and group: ``kmax[s]``, ``hk[h]``
     (-1: never), from the ``seeds`` read at ``k = top``.
 
@@ -417,7 +481,7 @@ def needed_turns(seeds, top, live_ptr, live, draw_h, call_ptr, call_g0, h_ptr, h
         if k <= 0:
             continue
         for jj in range(live_ptr[s], live_ptr[s + 1]):
-            tail = _visit(draw_h[live[jj]], k, hk, kmax, h_ptr, h_succ, queue, tail)
+            tail = _visit(live_h[jj], k, hk, kmax, h_ptr, h_succ, queue, tail)
         for c in range(call_ptr[s], call_ptr[s + 1]):
             tail = _visit(call_g0 + c, k, hk, kmax, h_ptr, h_succ, queue, tail)
 
@@ -445,14 +509,8 @@ def _put(out, i, pf, layer, omap):
             out[i, s, o] = pf[layer, s, omap[o]] if omap[o] >= 0 else 0.0
 
 
-
-
-#: Multipliers of the additive after-draw hand key (any fixed odd numbers do).
-_R = (np.random.default_rng(0xD3A4).integers(1, 2**63, size=34, dtype=np.uint64) * np.uint64(2) + np.uint64(1))
-
-
 def draw_groups(graph) -> tuple:
-    """``(nh, draw_h, h_ptr, h_tile, h_succ, h_decl, h_cls, call_g0)``, cached on the graph.
+    """``(nh, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl, h_cls, call_g0)``, cached on the graph.
 
     Groups ``0..call_g0-1`` are the after-draw hands of :func:`group_draws` (with the riichi
     declarations as extra members); groups ``call_g0 + c`` are the after-call hands of the
@@ -472,13 +530,14 @@ def draw_groups(graph) -> tuple:
     keys = np.empty(slots, np.uint64)
     vals = np.full(slots, _EMPTY, np.int32)
     draw_h = np.empty(nd, np.int32)
+    draw_m = np.empty(nd, np.int64)
     h_ptr = np.empty(nd + 1, np.int64)
     size = 2 * (nd + graph.n_edges)
     h_tile = np.empty(size, np.int8)
     h_succ = np.empty(size, np.int32)
     h_decl = np.empty(size, np.bool_)
-    nh = group_draws(graph.state_keys, _R, graph.draw_ptr, graph.draw_tile, graph.draw_win, graph.edge_ptr,
-                     graph.edge_tile, graph.edge_succ, graph.twin, keys, vals, draw_h, h_ptr, h_tile, h_succ,
+    nh = group_draws(graph.state_keys, KEY_R, graph.draw_ptr, graph.draw_tile, graph.draw_win, graph.edge_ptr,
+                     graph.edge_tile, graph.edge_succ, graph.twin, keys, vals, draw_h, draw_m, h_ptr, h_tile, h_succ,
                      h_decl)
     m = int(h_ptr[nh])
     # owner class of each draw group: the class of a drawing state (its first member)
@@ -490,7 +549,7 @@ def draw_groups(graph) -> tuple:
     h_succ = np.concatenate([h_succ[:m], graph.call_mem_succ])
     h_decl = np.concatenate([h_decl[:m], np.zeros(len(graph.call_mem_tile), np.bool_)])
     h_cls = np.concatenate([h_cls, np.zeros(nc, np.uint8)])
-    out = (int(nh) + nc, draw_h, h_ptr, h_tile, h_succ, h_decl, h_cls, int(nh))
+    out = (int(nh) + nc, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl, h_cls, int(nh))
     graph.__dict__["_draw_groups"] = (ident, out, graph.edge_ptr, graph.edge_succ, graph.draw_tile,
                                       graph.call_mem_succ, graph.twin)
     return out
@@ -554,17 +613,18 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                                                np.broadcast_to(np.asarray(lk[key], np.float64),
                                                                np.shape(base[key]))]))
            for key in RIICHI_KEYS}
-    nh, draw_h, h_ptr, h_tile, h_succ, h_decl, h_cls, call_g0 = draw_groups(graph)
+    nh, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl, h_cls, call_g0 = draw_groups(graph)
     cls = graph.riichi.astype(np.uint8)
     nd = graph.draw_tile.shape[0]
     live_ptr = np.empty(n + 1, np.int64)
-    live = np.empty(nd, np.int64)
+    live_w, live_h, live_win, live_m = np.empty(nd), np.empty(nd, np.int32), np.empty(nd, np.int32), \
+        np.empty(nd, np.int64)
     A, B, L = np.empty(n), np.empty(n), np.empty(n)
     ma, mb = np.empty(h_tile.shape[0]), np.empty(h_tile.shape[0])
-    lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, draw_h, cls,
+    lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, draw_h, draw_m, cls,
                graph.twin, h_cls,
                h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
-               live_ptr, live, A, B, L, ma, mb)
+               live_ptr, live_w, live_h, live_win, live_m, A, B, L, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
     kmax, hk = np.full(n, T, np.int64), np.full(h_ptr.shape[0] - 1, T, np.int64)
     if root_only:
@@ -573,9 +633,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
             seeds = seeds[seeds >= 0]
         else:
             seeds, top = np.zeros(1, np.int32), T
-        needed_turns(seeds.astype(np.int64), top, live_ptr, live, draw_h, call_ptr, call_g0, h_ptr, h_succ,
-                     kmax, hk)
-    solve_kernel(live_ptr, live, A, B, L, graph.draw_w, graph.draw_win, draw_h, nh, h_ptr, h_tile, h_succ,
+        needed_turns(seeds.astype(np.int64), top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk)
+    solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr, h_tile, h_succ, h_decl,
                  ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, cls, h_cls, riichi is None, call_ptr,
                  graph.call_tile,
                  graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["u_other"], two["p_end"],
