@@ -18,7 +18,7 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
   its projected chance *at the exhaustive draw* (Eq. 19: "the probabilities when a hand
   ends");
 * ``P_L(t)`` at later turns: the deal-in chances grow with the opponents' projected tenpai
-  (``lose_growth[n]`` = their summed tenpai chance ``n`` turns ahead over the sum now);
+  (``lose_growth[n]``: Eq. 20 with each opponent's tenpai chance ``n`` turns ahead, over today's);
 * ``T``: the horizon ``T_max = 1 + W // 4`` (spec 5.1): the wall's end, where the washout
   is paid; another's win after our last discard is ``P_O[T]``;
 * furiten: a hand with any wait among our discards cannot ron at all (Tenhou's rule);
@@ -440,13 +440,21 @@ def _ron_scale(hazards, model: TableModel, in_riichi: bool) -> float:
     return float(hazards.ron_scale_riichi if in_riichi else hazards.ron_scale)
 
 
-def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray) -> np.ndarray:
-    """``lose_growth[n]``, ``n = 0..T-1``: the opponents' summed tenpai chance ``n`` of our
-    discards ahead over the sum now (1 at ``n = 0``), kept where every ``P_L`` stays <= 0.95
-    (the riichi states share ``p_lose``)."""
+def _lose_growth(p_wait: np.ndarray, pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray,
+                 share: float) -> np.ndarray:
+    """``lose_growth[n]``, ``n = 0..T-1``: the deal-in chance of our discard ``n`` discards
+    ahead over today's (1 at ``n = 0``), kept where every ``P_L`` stays <= 0.95 (the riichi
+    states share ``p_lose``). Eq. 20 with each opponent's tenpai chance then gives the ratio
+    ``sum_j P^j_T[n] W_j / sum_j P^j_T W_j``, ``W_j = sum_t p_wait[j, t]`` (the waits weigh
+    the opponents, so a table where nobody is near tenpai yet, ``P_T`` about 1e-5, grows to
+    the chances of the turns when they are). Only ``share`` of the growth is counted: the
+    tenpai hands that give no sign (not in riichi); a riichi declared later is answered at
+    that decision, with its own deal-in chances."""
     g = np.ones(T)
-    if T > 1:
-        g[1:] = pt_ahead[1:T].sum(1) / max(float(pt_now.sum()), 1e-3)
+    w = p_wait.sum(1)
+    now = float(pt_now @ w)
+    if T > 1 and now > 0:
+        g[1:] = 1.0 + share * ((pt_ahead[1:T] @ w) / now - 1.0)
     top = float(p_lose.max())
     return np.clip(g, 1e-3, 0.95 / top if top > 0 else np.inf)
 
@@ -509,7 +517,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     own = np.zeros(34, bool)
     for d in state.discards[me]:
         own[d.kind] = True
-    growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose) \
+    growth = _lose_growth(np.asarray(estimates.p_wait)[opp], pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose,
+                          float(hazards.dama_share)) \
         if model.rising_deal_in else 1.0
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
                        p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi),

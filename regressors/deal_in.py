@@ -73,18 +73,20 @@ def wait_probs(view, j: int, hist: WaitHistogram) -> np.ndarray:
     return p
 
 
-def deal_in_probs(view, tenpai_model, hist: WaitHistogram) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(P_L[34], P(ron_j(t))[4, 34], P_T[4]) for the seat of ``view`` (its own row zero)."""
+def deal_in_probs(view, tenpai_model, hist: WaitHistogram) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(P_L[34], P(ron_j(t))[4, 34], P_T[4], P(t is j's wait | j tenpai)[4, 34]) for the seat
+    of ``view`` (its own rows zero)."""
     me = view.seat
-    p_ron = np.zeros((4, 34))
+    p_wait = np.zeros((4, 34))
     pt = np.zeros(4)
     others = [(me + k) % 4 for k in (1, 2, 3)]
     X = np.stack([tenpai_features(view, j) for j in others])
     pt[others] = tenpai_model.predict_proba(X, riichi=[view.riichi[j] for j in others])
     for j in others:
-        p_ron[j] = pt[j] * wait_probs(view, j, hist)
+        p_wait[j] = wait_probs(view, j, hist)
+    p_ron = pt[:, None] * p_wait
     p_lose = 1.0 - np.prod(1.0 - p_ron, axis=0)
-    return p_lose, p_ron, pt
+    return p_lose, p_ron, pt, p_wait
 
 
 def dataset_deal_in(arr: dict, tenpai_model, hist: WaitHistogram) -> tuple[np.ndarray, np.ndarray]:

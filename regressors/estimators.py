@@ -59,6 +59,7 @@ class DecisionEstimates:
     win_class_probs: np.ndarray   # [4, classes] point class of j's win
     win_class_points: np.ndarray  # [4, classes] points of each class for j
     win_value: np.ndarray   # [4] expected points of j's win
+    p_wait: np.ndarray      # [4, 34] P(t is j's wait | j tenpai): P(ron_j(t)) = P^j_T p_wait[j, t]
 
 
 @dataclass
@@ -74,6 +75,7 @@ class Hazards:
     p_ippatsu: float            # share of riichi wins with ippatsu
     ron_scale: float            # the others discard our waits at this share of random
     ron_scale_riichi: float     # the same with us in riichi
+    dama_share: float           # share of the opponents' tenpai hands not in riichi (no sign given)
 
 
 class Estimators:
@@ -108,7 +110,7 @@ class Estimators:
         ``shanten`` is the deciding hand's (for the horizon); computed when not given.
         """
         me = view.seat
-        p_lose, p_ron, pt = deal_in_probs(view, self.tenpai, self.waits)
+        p_lose, p_ron, pt, p_wait = deal_in_probs(view, self.tenpai, self.waits)
         others = [(me + k) % 4 for k in (1, 2, 3)]
         pt3 = pt[others]
         p_end = float(self.hand_end.predict_proba(hand_end_features(view, me, pt3)[None])[0])
@@ -122,7 +124,7 @@ class Estimators:
         for j in others:
             probs[j], points[j] = self.win_value.value(view, j)
         return DecisionEstimates(p_lose, p_ron, pt, p_end, r, HorizonModel.horizon(r, view.tiles_left),
-                                 probs, points, (probs * points).sum(1))
+                                 probs, points, (probs * points).sum(1), p_wait)
 
     def hazards(self, view, d: DecisionEstimates, q: np.ndarray) -> Hazards:
         """Per-interval endings for ``view``'s seat (``q = 1``: after the discard made now)."""
@@ -141,4 +143,4 @@ class Estimators:
         ahead[:, others] = hz.p_tenpai_ahead(w, pt, riichi, open_, q)
         return Hazards(hz.p_other(w, pt, riichi, open_, q, bool(view.riichi[me])),
                        hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end, ahead, hz.p_tsumo,
-                       hz.p_ippatsu, hz.ron_scale, hz.ron_scale_riichi)
+                       hz.p_ippatsu, hz.ron_scale, hz.ron_scale_riichi, hz.dama_share)

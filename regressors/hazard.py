@@ -165,6 +165,7 @@ class HazardModel:
         self.p_ippatsu = 0.0
         self.ron_scale = 1.0
         self.ron_scale_riichi = 1.0
+        self.dama_share = 1.0
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
@@ -178,6 +179,8 @@ class HazardModel:
         self.p_ippatsu = _share(arr["win_ippatsu"][arr["win_riichi"]])
         self.ron_scale = _ron_ratio(arr, riichi=False)
         self.ron_scale_riichi = _ron_ratio(arr, riichi=True)
+        tenpai = arr["dec_tenpai"].astype(bool)
+        self.dama_share = _share(~arr["dec_riichi"][tenpai].astype(bool))
         return self
 
     def p_other(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray,
@@ -210,7 +213,8 @@ class HazardModel:
         return save_json({"other": self.other.to_dict(), "end_tenpai": self.end_tenpai.to_dict(),
                           "tenpai_ahead": self.tenpai_ahead.to_dict(),
                           "p_abort": self.p_abort, "p_tsumo": self.p_tsumo, "p_ippatsu": self.p_ippatsu,
-                          "ron_scale": self.ron_scale, "ron_scale_riichi": self.ron_scale_riichi}, path, KIND)
+                          "ron_scale": self.ron_scale, "ron_scale_riichi": self.ron_scale_riichi,
+                          "dama_share": self.dama_share}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -225,6 +229,7 @@ class HazardModel:
             m.p_ippatsu = float(d["p_ippatsu"])
             m.ron_scale = float(d["ron_scale"])
             m.ron_scale_riichi = float(d["ron_scale_riichi"])
+            m.dama_share = float(d["dama_share"])
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m
