@@ -134,6 +134,7 @@ def test_hazard_file_round_trip_and_errors(tmp_path):
     args = (40, np.array([0.2, 0.5, 0.1]), np.array([False, True, False]), np.array([True, False, False]))
     np.testing.assert_array_equal(back.p_other(*args, q, False), hz.p_other(*args, q, False))
     np.testing.assert_array_equal(back.p_tenpai_end(*args), hz.p_tenpai_end(*args))
+    assert (back.dama_share, back.ron_scale) == (hz.dama_share, hz.ron_scale)
     with pytest.raises(ModelFileError):
         HazardModel.load(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text('{"kind": "tenpai", "format_version": 1}')
@@ -156,7 +157,7 @@ def test_shipped_hazards_are_sane():
     assert 0 < hz.p_abort < 0.01
 
 
-def test_ron_scales_count_the_others_discards_of_tenpai_waits(phoenix):
+def test_ron_scales_and_dama_share_count_the_tenpai_players_facing_discards(phoenix):
     """``ron_scale``: the discards of a tenpai player's waits over their number if discards
     were random among its unseen tiles, recounted here from the events with the table state's
     own waits (riichienv's evaluator); real players hold back more against a riichi."""
@@ -167,6 +168,7 @@ def test_ron_scales_count_the_others_discards_of_tenpai_waits(phoenix):
     files, ds = phoenix
     hits = {False: 0, True: 0}
     share = {False: 0.0, True: 0.0}
+    tenpai = {False: 0, True: 0}
     for path in files:
         states = [TableState(s) for s in range(4)]
         for e in read_events(path):
@@ -175,6 +177,7 @@ def test_ron_scales_count_the_others_discards_of_tenpai_waits(phoenix):
                     x = st.seat
                     if x == e["actor"] or st.hand.sum() % 3 != 1 or not st.waits:
                         continue
+                    tenpai[st.riichi[x]] += 1
                     un = np.asarray(st.unseen, float)
                     hits[st.riichi[x]] += mjai_to_kind(e["pai"]) in st.waits
                     share[st.riichi[x]] += sum(un[w] for w in st.waits) / un.sum()
@@ -184,5 +187,7 @@ def test_ron_scales_count_the_others_discards_of_tenpai_waits(phoenix):
     for riichi, scale in ((False, hz.ron_scale), (True, hz.ron_scale_riichi)):
         assert scale == pytest.approx((hits[riichi] + 0.5) / (share[riichi] + 0.5), rel=0.02)
     assert hz.ron_scale_riichi < hz.ron_scale < 1.0
+    # dama_share: the tenpai players facing a discard who are not in riichi
+    assert hz.dama_share == pytest.approx(tenpai[False] / (tenpai[False] + tenpai[True]), rel=0.02)
     shipped = Estimators.default().hazard  # fitted on efficiency self-play
     assert 0.2 < shipped.ron_scale_riichi < shipped.ron_scale < 1.0

@@ -437,3 +437,27 @@ def test_d3_values_a_three_shanten_hand_on_the_deeper_graph(est):
             assert v == pytest.approx(rv.discards[mjai_to_kind(a["pai"])], abs=1e-12)
         chances[d3] = (g.n_states, agent.last_info["outcomes"]["win"])
     assert chances[4][0] > chances[3][0] and chances[4][1] > chances[3][1], chances
+
+
+def test_later_discards_deal_in_as_eq20_says_of_the_projected_tenpai(est):
+    """At the first turn nobody is near tenpai (``P_T`` about 1e-5), yet a discard nine turns
+    on deals in as Eq. 20 says with each opponent's tenpai chance then, counted for the
+    share of tenpai hands not in riichi: ``share * sum_j P^j_T[n] P(t is j's wait)``
+    (recomputed here from the estimators), not the near-zero of today's chances."""
+    from abstractions.situation import hazard_turns
+
+    ev = events_for("123m 58p 469s 19s CC E", [], last_draw="W")
+    agent = agent_at(ev, est)
+    st = agent.state
+    sit = situation_of(st, est)
+    d = est.decision(st)
+    hz = est.hazards(st, d, hazard_turns(sit.t_max))
+    opp = [1, 2, 3]
+    assert d.p_tenpai[opp].max() < 1e-3
+    held = np.flatnonzero(np.asarray(st.hand))
+    n = 9
+    expect = hz.dama_share * (hz.p_tenpai_ahead[n][opp, None] * d.p_wait[opp][:, held]).sum(0)
+    got = sit.params.p_lose[held] * sit.params.lose_growth[n]
+    assert 0.2 < hz.dama_share < 0.7
+    assert expect.mean() > 0.01
+    np.testing.assert_allclose(got, expect, rtol=0.25)
