@@ -409,8 +409,12 @@ class TableModel:
     free, and the planner pushed hands it could not safely abandon). ``ron_share``: the others
     discard our waits at the share of random the records show (``Hazards.ron_scale``, and
     ``ron_scale_riichi`` after our riichi: they hold back tiles that look dangerous; else as
-    often as the unseen counts say). Every switch is on in the player but ``ron_share``: it
-    makes the predicted wins truer and the play worse (fewer riichi), README "Strength".
+    often as the unseen counts say). ``projected_deal_in`` (with ``rising_deal_in``): the growth
+    from Eq. 20 with each opponent's projected tenpai, for the tenpai hands not in riichi
+    (:func:`_projected_lose_growth`; else the summed tenpai ratio with today's sum at least
+    :data:`GROWTH_FLOOR`). Every switch is on in the player but ``ron_share`` and
+    ``projected_deal_in``: each makes the predicted endings truer and the play worse (fewer
+    riichi; fewer wins), README "Strength".
     """
 
     full_horizon: bool = True
@@ -421,10 +425,16 @@ class TableModel:
     three_discards: bool = True
     rising_fold: bool = True
     ron_share: bool = False  # measured worse in games (README, "Strength"): on by option
+    projected_deal_in: bool = False  # truer early deal-ins, worse in games (README, "Strength")
 
 
 #: The first player's model (every fix off).
-FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False, False, False)
+FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False, False, False, False)
+#: Today's summed tenpai chance of the opponents counts as at least this much in
+#: ``lose_growth`` (without ``projected_deal_in``): a guard against dividing by the near-zero
+#: chances of a hand's first turns, which also keeps their later deal-ins near zero. Lifting
+#: it (``projected_deal_in``) made the early deal-ins true and lost in games.
+GROWTH_FLOOR = 1e-3
 
 
 def hazard_turns(t_max: int) -> np.ndarray:
@@ -440,7 +450,20 @@ def _ron_scale(hazards, model: TableModel, in_riichi: bool) -> float:
     return float(hazards.ron_scale_riichi if in_riichi else hazards.ron_scale)
 
 
-def _lose_growth(p_wait: np.ndarray, pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray,
+def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray) -> np.ndarray:
+    """``lose_growth[n]``, ``n = 0..T-1``: the opponents' summed tenpai chance ``n`` of our
+    discards ahead over the sum now (1 at ``n = 0``), kept where every ``P_L`` stays <= 0.95
+    (the riichi states share ``p_lose``). Today's sum counts as at least
+    :data:`GROWTH_FLOOR`, so early in a hand, when nobody is near tenpai, the later deal-ins
+    stay small (``projected_deal_in`` lifts this)."""
+    g = np.ones(T)
+    if T > 1:
+        g[1:] = pt_ahead[1:T].sum(1) / max(float(pt_now.sum()), GROWTH_FLOOR)
+    top = float(p_lose.max())
+    return np.clip(g, 1e-3, 0.95 / top if top > 0 else np.inf)
+
+
+def _projected_lose_growth(p_wait: np.ndarray, pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray,
                  share: float) -> np.ndarray:
     """``lose_growth[n]``, ``n = 0..T-1``: the deal-in chance of our discard ``n`` discards
     ahead over today's (1 at ``n = 0``), kept where every ``P_L`` stays <= 0.95 (the riichi
@@ -517,9 +540,12 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     own = np.zeros(34, bool)
     for d in state.discards[me]:
         own[d.kind] = True
-    growth = _lose_growth(np.asarray(estimates.p_wait)[opp], pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose,
-                          float(hazards.dama_share)) \
-        if model.rising_deal_in else 1.0
+    growth = 1.0
+    if model.rising_deal_in and model.projected_deal_in:
+        growth = _projected_lose_growth(np.asarray(estimates.p_wait)[opp], pt[opp], hazards.p_tenpai_ahead[:, opp],
+                                        T, p_lose, float(hazards.dama_share))
+    elif model.rising_deal_in:
+        growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose)
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
                        p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi),
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten,

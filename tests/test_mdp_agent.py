@@ -439,17 +439,19 @@ def test_d3_values_a_three_shanten_hand_on_the_deeper_graph(est):
     assert chances[4][0] > chances[3][0] and chances[4][1] > chances[3][1], chances
 
 
-def test_later_discards_deal_in_as_eq20_says_of_the_projected_tenpai(est):
-    """At the first turn nobody is near tenpai (``P_T`` about 1e-5), yet a discard nine turns
-    on deals in as Eq. 20 says with each opponent's tenpai chance then, counted for the
-    share of tenpai hands not in riichi: ``share * sum_j P^j_T[n] P(t is j's wait)``
-    (recomputed here from the estimators), not the near-zero of today's chances."""
-    from abstractions.situation import hazard_turns
+def test_projected_deal_in_grows_as_eq20_says_of_the_projected_tenpai(est):
+    """``projected_deal_in``: at the first turn nobody is near tenpai (``P_T`` about 1e-5),
+    yet a discard nine turns on deals in as Eq. 20 says with each opponent's tenpai chance
+    then, counted for the share of tenpai hands not in riichi: ``share * sum_j P^j_T[n]
+    P(t is j's wait)`` (recomputed here from the estimators). The player's default keeps
+    today's summed chance at least ``GROWTH_FLOOR``, and with it those deal-ins near zero."""
+    from abstractions.situation import TableModel, hazard_turns
 
     ev = events_for("123m 58p 469s 19s CC E", [], last_draw="W")
     agent = agent_at(ev, est)
     st = agent.state
-    sit = situation_of(st, est)
+    sit = situation_of(st, est, model=TableModel(projected_deal_in=True))
+    plain = situation_of(st, est)
     d = est.decision(st)
     hz = est.hazards(st, d, hazard_turns(sit.t_max))
     opp = [1, 2, 3]
@@ -461,3 +463,4 @@ def test_later_discards_deal_in_as_eq20_says_of_the_projected_tenpai(est):
     assert 0.2 < hz.dama_share < 0.7
     assert expect.mean() > 0.01
     np.testing.assert_allclose(got, expect, rtol=0.25)
+    assert (plain.params.p_lose[held] * plain.params.lose_growth[n]).mean() < 0.1 * expect.mean()
