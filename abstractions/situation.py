@@ -18,7 +18,8 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
   its projected chance *at the exhaustive draw* (Eq. 19: "the probabilities when a hand
   ends");
 * ``P_L(t)`` at later turns: the deal-in chances grow with the opponents' projected tenpai
-  (``lose_growth[n]``: Eq. 20 with each opponent's tenpai chance ``n`` turns ahead, over today's);
+  (``lose_growth[n]`` = their summed tenpai chance ``n`` turns ahead over the sum now; with
+  ``projected_deal_in``, Eq. 20 with each opponent's tenpai chance then);
 * ``T``: the horizon ``T_max = 1 + W // 4`` (spec 5.1): the wall's end, where the washout
   is paid; another's win after our last discard is ``P_O[T]``;
 * furiten: a hand with any wait among our discards cannot ron at all (Tenhou's rule);
@@ -413,8 +414,8 @@ class TableModel:
     from Eq. 20 with each opponent's projected tenpai, for the tenpai hands not in riichi
     (:func:`_projected_lose_growth`; else the summed tenpai ratio with today's sum at least
     :data:`GROWTH_FLOOR`). Every switch is on in the player but ``ron_share`` and
-    ``projected_deal_in``: each makes the predicted endings truer and the play worse (fewer
-    riichi; fewer wins), README "Strength".
+    ``projected_deal_in``: each makes the predicted endings truer and neither made the play
+    stronger (README, "Strength").
     """
 
     full_horizon: bool = True
@@ -424,8 +425,8 @@ class TableModel:
     rising_deal_in: bool = True
     three_discards: bool = True
     rising_fold: bool = True
-    ron_share: bool = False  # measured worse in games (README, "Strength"): on by option
-    projected_deal_in: bool = False  # truer early deal-ins, worse in games (README, "Strength")
+    ron_share: bool = False  # truer wins, not stronger in games (README, "Strength"): on by option
+    projected_deal_in: bool = False  # truer early deal-ins, not stronger in games: on by option
 
 
 #: The first player's model (every fix off).
@@ -433,7 +434,7 @@ FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False, False, 
 #: Today's summed tenpai chance of the opponents counts as at least this much in
 #: ``lose_growth`` (without ``projected_deal_in``): a guard against dividing by the near-zero
 #: chances of a hand's first turns, which also keeps their later deal-ins near zero. Lifting
-#: it (``projected_deal_in``) made the early deal-ins true and lost in games.
+#: it (``projected_deal_in``) made the early deal-ins true and was not stronger in games.
 GROWTH_FLOOR = 1e-3
 
 
@@ -463,8 +464,8 @@ def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.nd
     return np.clip(g, 1e-3, 0.95 / top if top > 0 else np.inf)
 
 
-def _projected_lose_growth(p_wait: np.ndarray, pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray,
-                 share: float) -> np.ndarray:
+def _projected_lose_growth(p_wait: np.ndarray, pt_now: np.ndarray, pt_ahead: np.ndarray, T: int,
+                           p_lose: np.ndarray, share: float) -> np.ndarray:
     """``lose_growth[n]``, ``n = 0..T-1``: the deal-in chance of our discard ``n`` discards
     ahead over today's (1 at ``n = 0``), kept where every ``P_L`` stays <= 0.95 (the riichi
     states share ``p_lose``). Eq. 20 with each opponent's tenpai chance then gives the ratio
