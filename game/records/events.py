@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from game import tiles
+from game.errors import RecordError
 
 WINDS = ("E", "S", "W", "N")
 
@@ -124,7 +125,7 @@ _hand = _tile_list(13)
 
 def _tehais(value: Any) -> str | None:
     if type(value) is not list:
-        return f"{_short(value)} is not a list of four starting hands"
+        return f"{short(value)} is not a list of four starting hands"
     if len(value) != 4:
         return f"holds {len(value)} starting hands, not 4"
     for seat, hand in enumerate(value):
@@ -148,13 +149,14 @@ def _id(value: Any) -> str | None:
 
 def _names(value: Any) -> str | None:
     if type(value) is not list or len(value) != 4 or not all(type(n) is str for n in value):
-        return f"{_short(value)} is not four player names"
+        return f"{short(value)} is not four player names"
     return None
 
 
-def _short(value: Any) -> str:
+def short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for error messages."""
     text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 # type -> (field, check, required). Optional fields may also be null. Fields not listed
@@ -201,11 +203,11 @@ def event_problem(event: Any) -> str | None:
     state's and the engine's question.
     """
     if type(event) is not dict:
-        return f"{_short(event)} is not a JSON object"
+        return f"{short(event)} is not a JSON object"
     kind = event.get("type")
     fields = _FIELDS.get(kind) if type(kind) is str else None
     if fields is None:
-        return f"unknown mjai event type {_short(kind)}"
+        return f"unknown mjai event type {short(kind)}"
     for key, check, required in fields:
         value = event.get(key, _MISSING)
         if value is _MISSING or value is None:
@@ -216,3 +218,12 @@ def event_problem(event: Any) -> str | None:
         if problem:
             return f"{kind} {key} {problem}"
     return None
+
+
+def check_made(events: Iterable[dict], path: str | None, position: str) -> None:
+    """Raise :class:`RecordError` at ``position`` of ``path`` for the first of ``events`` (those
+    a reader made of one tag or round) that :func:`event_problem` rejects."""
+    for event in events:
+        problem = event_problem(event)
+        if problem is not None:
+            raise RecordError(f"makes a malformed event: {problem}", path=path, position=position)

@@ -171,11 +171,7 @@ def read_mjlog(text: str, path: str | None = None) -> list[dict]:
             reader.feed(name, attrs)
         except MahjongError as exc:  # a TileError or RecordError without a position
             raise RecordError(str(exc), path=path, position=f"tag {index} <{name}>") from None
-        for event in reader.events[made:]:
-            problem = ev.event_problem(event)
-            if problem is not None:
-                raise RecordError(f"makes a malformed event: {problem}", path=path,
-                                  position=f"tag {index} <{name}>")
+        ev.check_made(reader.events[made:], path, f"tag {index} <{name}>")
     return reader.finish(len(tags))
 
 

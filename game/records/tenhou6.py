@@ -57,10 +57,7 @@ def read_tenhou6(text: str, path: str | None = None) -> list[dict]:
                 made = _Round(rnd).play()
             except MahjongError as exc:  # a TileError or RecordError without a position
                 raise RecordError(str(exc), path=path, position=where) from None
-            for event in made:
-                problem = ev.event_problem(event)
-                if problem is not None:
-                    raise RecordError(f"makes a malformed event: {problem}", path=path, position=where)
+            ev.check_made(made, path, where)
             events.extend(made)
         sc = game.get("sc")
         if sc is not None:
@@ -77,8 +74,7 @@ def read_tenhou6(text: str, path: str | None = None) -> list[dict]:
 
 
 def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return ev.short(value, 40)
 
 
 def _ints(value, what: str, n: int | None = None, lo: int = -10**7, hi: int = 10**7) -> list[int]:
