@@ -174,11 +174,11 @@ def text_report(rev: dict, min_loss: float = 0.0) -> str:
     s = rev["summary"]
     lines = [f"seat {rev['seat']} ({rev['name'] or 'no name'}): {s['valued']} decisions valued of {s['decisions']} "
              f"({_methods(s)}), {rev['forced']} forced",
-             f"agreement {_fmt(s['agreement'], 3)}, mean loss {_fmt(s['mean_loss'], 4)} rank, total loss {s['total_loss']:.3f}",
+             f"agreement {fmt(s['agreement'], 3)}, mean loss {fmt(s['mean_loss'], 4)} rank, total loss {s['total_loss']:.3f}",
              "", f"{'hand':8s} {'valued':>6s} {'agree':>6s} {'mean loss':>10s} {'total':>8s}"]
     for h in rev["hands"]:
-        lines.append(f"{h['kyoku']:8s} {h['valued']:6d} {_fmt(h['agreement'], 3):>6s} "
-                     f"{_fmt(h['mean_loss'], 4):>10s} {h['total_loss']:8.3f}")
+        lines.append(f"{h['kyoku']:8s} {h['valued']:6d} {fmt(h['agreement'], 3):>6s} "
+                     f"{fmt(h['mean_loss'], 4):>10s} {h['total_loss']:8.3f}")
     shown = sorted((e for e in rev["decisions"] if e["loss"] is not None and e["loss"] >= min_loss and e["loss"] > 0),
                    key=lambda e: -e["loss"])
     lines += ["", f"decisions with a loss >= {min_loss}: {len(shown)}"]
@@ -194,7 +194,8 @@ def _methods(s: dict) -> str:
     return ", ".join(f"{m} {n}" for m, n in sorted(s["by_method"].items()))
 
 
-def _fmt(x: float | None, digits: int) -> str:
+def fmt(x: float | None, digits: int) -> str:
+    """``x`` with ``digits`` decimals, ``-`` for None (nothing valued)."""
     return "-" if x is None else f"{x:.{digits}f}"
 
 
@@ -328,7 +329,7 @@ def _batch(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from player.review_html import html_index
-    from player.selfplay import run_pool
+    from player.selfplay import check_run_options, run_pool
 
     if args.out is None:
         raise MahjongError("a batch review writes into a folder: give --out DIR")
@@ -336,12 +337,9 @@ def _batch(args: argparse.Namespace) -> int:
         raise MahjongError("choose the seats: --all-seats, --seat 0..3 or --name NAME")
     if args.seat is not None and not 0 <= args.seat < 4:
         raise MahjongError(f"seat {args.seat} is outside 0..3")
-    if args.workers < 1:
-        raise MahjongError(f"--workers must be >= 1, got {args.workers}")
     _valuing_agent(args.agent, False)  # a bad --agent fails before any work
     folder = Path(args.out)
-    if folder.exists() and not folder.is_dir():
-        raise MahjongError(f"--out {args.out} is a file; a batch review needs a folder")
+    check_run_options(args.workers, folder)  # --workers >= 1, --out not a file
     if not folder.parent.is_dir():
         raise MahjongError(f"--out {args.out}: folder {folder.parent} does not exist")
     paths = [str(p) for p in iter_record_files(args.records)]
@@ -372,7 +370,7 @@ def _batch(args: argparse.Namespace) -> int:
     write_atomic(folder / "index.json", json.dumps(index, indent=1))
     write_atomic(folder / "index.html", html_index(index))
     print(f"{folder / 'index.html'}: {len(rows)} reports of {len(paths)} records, agreement "
-          f"{_fmt(index['agreement'], 3)}, mean loss {_fmt(index['mean_loss'], 4)}"
+          f"{fmt(index['agreement'], 3)}, mean loss {fmt(index['mean_loss'], 4)}"
           + (f"; {len(failed)} record{'s' if len(failed) > 1 else ''} failed" if failed else ""))
     return 2 if failed else 0
 
@@ -397,10 +395,9 @@ def main(argv: list[str] | None = None) -> int:
         return _agreement(args)
     if not args.records:
         raise MahjongError("name a record to review (or --agreement GLOB)")
-    one = args.records[0]
-    if args.all_seats or len(args.records) > 1 or Path(one).is_dir() or glob.has_magic(one):
-        return _batch(args)
     record = args.records[0]
+    if args.all_seats or len(args.records) > 1 or Path(record).is_dir() or glob.has_magic(record):
+        return _batch(args)
     out = check_out(args.out)
     events = read_events(record)
     seat = seat_of(events, args.name) if args.name is not None else args.seat
@@ -416,8 +413,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rev, indent=1))
     if not args.json or out is not None:
         print(text_report(rev, max(args.min_loss, 1e-9)) if out is None else
-              f"{out}: {rev['summary']['valued']} decisions valued, agreement {_fmt(rev['summary']['agreement'], 3)}, "
-              f"mean loss {_fmt(rev['summary']['mean_loss'], 4)}")
+              f"{out}: {rev['summary']['valued']} decisions valued, agreement {fmt(rev['summary']['agreement'], 3)}, "
+              f"mean loss {fmt(rev['summary']['mean_loss'], 4)}")
     return 0
 
 

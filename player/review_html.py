@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from player.review import describe
+from player.review import describe, fmt
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:960px;padding:8px;
@@ -131,9 +131,6 @@ def _card(e: dict, names: list[str], seat: int) -> str:
 
 
 def _summary_table(rev: dict) -> str:
-    def fmt(x, d):
-        return "-" if x is None else f"{x:.{d}f}"
-
     rows = "".join(f'<tr><td><a href="#h-{h["kyoku"]}">{h["kyoku"]}</a></td><td>{h["valued"]}</td>'
                    f'<td>{fmt(h["agreement"], 3)}</td><td>{fmt(h["mean_loss"], 4)}</td><td>{h["total_loss"]:.3f}</td></tr>'
                    for h in rev["hands"])
@@ -174,9 +171,6 @@ after each action; loss = expected rank of the played action minus the best's. {
 def html_index(index: dict) -> str:
     """The page of a batch review: a row per report (record, seat, player, decisions valued,
     agreement, mean loss, a link), the pooled figures and the records that failed."""
-    def fmt(x, d):
-        return "-" if x is None else f"{x:.{d}f}"
-
     rows = "".join(
         f'<tr><td><a href="{escape(r["report"])}">{escape(r["record"].rsplit("/", 1)[-1])}</a></td>'
         f'<td>{r["seat"]}</td><td>{escape(r["name"] or "")}</td><td>{r["valued"]}</td>'
