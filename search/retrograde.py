@@ -185,6 +185,13 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, 
                 mb[m] = 1.0 - p_lose[k, t]
 
 
+@numba.njit(cache=True, inline="always")
+def _q(gl, ma, mb, VF, bp, h_succ, m):
+    """Eq. 7's value of discarding into member ``m`` at this turn: ``ma + mb VF`` with the
+    deal-in part grown by ``gl`` (``g_lose[n]``)."""
+    return gl * ma[m] + (1.0 - gl * (1.0 - mb[m])) * VF[bp + h_succ[m]]
+
+
 @numba.njit(cache=True)
 def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
@@ -269,12 +276,12 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
             if k > hk[h]:
                 continue
             m0 = h_ptr[h]
-            best = gl * ma[m0] + (1.0 - gl * (1.0 - mb[m0])) * VF[bp + h_succ[m0]]
+            best = _q(gl, ma, mb, VF, bp, h_succ, m0)
             arg = m0
             if track:
                 tie = False
                 for m in range(m0 + 1, h_ptr[h + 1]):
-                    v = gl * ma[m] + (1.0 - gl * (1.0 - mb[m])) * VF[bp + h_succ[m]]
+                    v = _q(gl, ma, mb, VF, bp, h_succ, m)
                     if v > best:
                         best = v
                         arg = m
@@ -290,7 +297,7 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
                     PH[h, iL] += gl * (1.0 - mb[arg])
             else:
                 for m in range(m0 + 1, h_ptr[h + 1]):
-                    best = max(best, gl * ma[m] + (1.0 - gl * (1.0 - mb[m])) * VF[bp + h_succ[m]])
+                    best = max(best, _q(gl, ma, mb, VF, bp, h_succ, m))
             VH[h] = best
         for s in range(n):
             c = cls[s]
@@ -324,11 +331,10 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
                         arg = GA[h]
                         mo = live_m[x]
                         if TIE[h] and mo != arg:
-                            if gl * ma[mo] + (1.0 - gl * (1.0 - mb[mo])) * VF[bp + h_succ[mo]] == VH[h]:
+                            if _q(gl, ma, mb, VF, bp, h_succ, mo) == VH[h]:
                                 arg = mo
                             elif (mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
-                                  and gl * ma[mo + 1] + (1.0 - gl * (1.0 - mb[mo + 1])) * VF[bp + h_succ[mo + 1]]
-                                  == VH[h]):
+                                  and _q(gl, ma, mb, VF, bp, h_succ, mo + 1) == VH[h]):
                                 arg = mo + 1
                         if arg == GA[h]:
                             for o in range(no):
