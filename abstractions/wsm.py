@@ -18,11 +18,12 @@ from search.hand_graph import HandGraph
 
 
 def solve_wsm(graph: HandGraph, params: MDPParams, *, u_washout: float = 0.0,
-              drawn: int | None = None) -> RootValues:
-    """``V^WSM`` (values) and ``P^WSM_win`` (``result.prob(action, "win")``)."""
+              drawn: int | None = None, root_only: bool = False) -> RootValues:
+    """``V^WSM`` (values) and ``P^WSM_win`` (``result.prob(action, "win")``); ``root_only``:
+    solve only what the root's actions read (:func:`search.retrograde.solve`)."""
     p = params.checked(graph.unseen)
     zero = dict(p_lose=np.zeros(34), p_other=np.zeros(params.T + 1))
     riichi = None if p.riichi is None else replace(p.riichi, stick=0.0, u_lose=None, u_other=None, u_tw=None,
                                                    u_nw=None, **zero)
     p = replace(p, u_tw=float(u_washout), u_nw=float(u_washout), fold=False, riichi=riichi, **zero)
-    return run(graph, p, v_stop=None, allow_win=True, drawn=drawn, track=True)
+    return run(graph, p, v_stop=None, allow_win=True, drawn=drawn, track=True, root_only=root_only)

@@ -10,10 +10,11 @@
 
 The numbers are the player's own (one code path: :meth:`player.agents.mdp.MdpAgent.value`):
 ``expected_rank`` is the expected final rank of the game after the action (Eq. 1 with Method
-1's PSM continuation; lower is better), ``endings`` the PSM's probabilities of how the hand ends
-(``search.retrograde.OUTCOMES``: win, lose, another's win, tenpai / noten washout, fold),
-``deal_in`` for a discard the chance that it is ronned at once (Eq. 20). ``method`` says how
-the decision is made: ``method1`` (valued), ``rule_based`` (4 or more shanten: the efficiency
+1's PSM continuation, or Method 2's Eq. 17 where the player uses it; lower is better),
+``endings`` the predicted probabilities of how the hand ends (``search.retrograde.OUTCOMES``:
+win, lose, another's win, tenpai / noten washout, fold), ``deal_in`` for a discard the chance
+that it is ronned at once (Eq. 20). ``method`` says how the decision is made: ``method1`` or
+``method2`` (valued), ``rule_based`` (4 or more shanten: the efficiency
 agent's move, no values) or ``forced`` (a win on offer, a riichi hand, one legal action, no
 chi/pon on offer). The result is plain JSON-serialisable data.
 """
@@ -24,6 +25,9 @@ from typing import Any
 import numpy as np
 
 from game.errors import MahjongError
+
+#: The methods that value the actions (``MdpAgent.method``).
+VALUED = ("method1", "method2")
 
 
 def default_player(events: list[dict], agent=None):
@@ -69,7 +73,7 @@ def value_decision(player, d) -> dict:
     from game.tiles import mjai_to_kind
 
     method = player.method(d.state, d.legal)
-    if method == "method1":
+    if method in VALUED:
         valued = player.value(d.state, d.legal)
         p_lose = player.last_situation.estimates.p_lose  # the estimates the values used
     else:
@@ -85,9 +89,9 @@ def value_decision(player, d) -> dict:
             "deal_in": float(p_lose[mjai_to_kind(a["pai"])]) if a["type"] == "dahai" else None,
         })
     best = None
-    if method == "method1":  # the player's own argmax (its tie-breaks included)
+    if method in VALUED:  # the player's own argmax (its tie-breaks included)
         best = next(i for i, (a, _, _) in enumerate(valued) if a is player.last_choice)
-    info = {k: v for k, v in player.last_info.items() if k != "outcomes"} if method == "method1" else {}
+    info = {k: v for k, v in player.last_info.items() if k != "outcomes"} if method in VALUED else {}
     return {"seat": int(d.seat), "event_index": int(d.index), "tiles_left": int(d.state.tiles_left),
             "shanten": int(shanten(np.asarray(d.state.hand, np.uint8))), "method": method,
             "recorded": dict(d.chosen), "actions": actions, "best": best, "inputs": info}

@@ -82,7 +82,7 @@ def game_record(game: int, block: int, seed: int, player_seat: int, result,
 
     ``counts`` are per-seat numbers of hands (``stats.count_hand_events``); ``methods`` per
     seat how the agent made its decisions in this game (its ``stats``, e.g. the MDP player's
-    ``method1`` / ``rule_based`` / ``error_fallback`` / ``forced``; None for an agent that
+    ``method1`` / ``method2`` / ``rule_based`` / ``error_fallback`` / ``forced``; None for an agent that
     keeps none); ``log`` is the mjai log's path relative to the output directory, or None.
     ``wall_s`` / ``cpu_s``: the seconds the game took to play, wall clock and its worker's
     CPU (building a worker's agents is in its first game): the only fields that differ

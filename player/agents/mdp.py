@@ -25,13 +25,19 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
   the dealer repeats) against the best discard.
 * After an accepted riichi the hand is locked: win or discard the draw (no search, unless a
   closed kan is on offer).
+* **Method 2 at 2-3 shanten** (``method2``, off by default): the discards, pass and calls
+  of a hand at :data:`METHOD2_SHANTEN` are valued by Eq. 17 from the WSM, TSM and FSM run
+  over the same graph (:mod:`abstractions.method2`) and Eq. 18's scenario regressions
+  (``regressors/models/scenarios.json``, fitted on the endings of Method 1's self-play:
+  ``python -m player.scenario_data``, ``python -m regressors.scenarios``); a kan on offer there
+  is left unvalued (counted in ``stats["kan_unvalued"]``).
 * **Ties at 2-3 shanten** (``tie``, off by default): the reduced graphs of far hands leave
   many discards within a hair of each other (the top ones often equal to 1e-4); with ``tie`` > 0
   those within ``tie`` of the best are told apart by tile efficiency (the efficiency agent's
   order). It agrees more with expert players and plays worse (README, "Strength").
 
 Every decision is counted in ``stats`` by how it was made (:data:`METHODS`): ``method1``
-(PSM values), ``rule_based`` (4 or more shanten: the paper's rule-based range, Sec. VII),
+(PSM values), ``method2`` (Eq. 17), ``rule_based`` (4 or more shanten: the paper's rule-based range, Sec. VII),
 ``error_fallback`` (a graph that cannot be built: a bug or a limit to fix), ``forced`` (a win,
 one legal action, a riichi hand without a kan on offer, no chi/pon/kan on offer). The
 rule-based and error moves are the efficiency agent's (``player/agents/efficiency.py``: fold
@@ -52,6 +58,7 @@ from collections import Counter
 
 import numpy as np
 
+from abstractions import method2
 from abstractions.psm import solve_psm
 from abstractions.situation import TableModel, RankTable, Situation, after_kan, situation_of
 from game.errors import MahjongError
@@ -89,7 +96,9 @@ NEG = -math.inf
 #: The kans, valued at the root (spec A9 keeps them out of the graph).
 KANS = ("ankan", "kakan", "daiminkan")
 #: How a decision was made, the keys of ``MdpAgent.stats`` besides ``decisions``.
-METHODS = ("method1", "rule_based", "error_fallback", "forced")
+METHODS = ("method1", "method2", "rule_based", "error_fallback", "forced")
+#: The shanten numbers valued by Method 2 when it is on (the paper's 2-3).
+METHOD2_SHANTEN = (2, 3)
 
 
 def _kind(name: str) -> int:
@@ -119,7 +128,7 @@ class MdpAgent(Agent):
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
                  call_m: int = CALL_M, kans: bool = True, tie: float = TIE, d3: int = D3,
-                 states2: int = STATES2, **switches: bool) -> None:
+                 states2: int = STATES2, method2: bool = False, scenarios=None, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
@@ -127,7 +136,9 @@ class MdpAgent(Agent):
         never kan: the first player); ``tie``: discards within this much expected rank of
         the best are told apart by tile efficiency (:data:`TIE`); ``d3``: ``d`` of a 3-shanten
         root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
-        :data:`STATES2`)."""
+        :data:`STATES2`); ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by
+        Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
+        the shipped one, loaded when first needed)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -147,10 +158,12 @@ class MdpAgent(Agent):
         if not 3 <= int(d3) <= 6 or int(states2) < 1:
             raise MahjongError(f"d3 must be in 3..6 and states2 >= 1, got {d3}, {states2}")
         self.d3, self.states2 = int(d3), int(states2)
+        self.method2 = bool(method2)
+        self._scenarios = scenarios
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, kans, tie, d3, states2, "
+                               f"call_m, kans, tie, d3, states2, method2, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -221,14 +234,15 @@ class MdpAgent(Agent):
 
     def method(self, state: TableState, legal: list[Event]) -> str:
         """How the player decides at ``state`` (a seat's table state) among ``legal``
-        (:data:`METHODS`, but for errors): ``forced``, ``rule_based`` or ``method1``. The
+        (:data:`METHODS`, but for errors): ``forced``, ``rule_based``, ``method1`` or ``method2``. The
         discard right after a riichi declaration counts as forced (it was planned with it)."""
         saved = self.state, self.seat
         self.state, self.seat = state, int(state.seat)
         try:
             if self._forced(legal) is not None or (state.reach_declared[self.seat] and not state.riichi[self.seat]):
                 return "forced"
-            return "rule_based" if shanten(np.asarray(state.hand, np.uint8)) >= MAX_SHANTEN else "method1"
+            sh = shanten(np.asarray(state.hand, np.uint8))
+            return "rule_based" if sh >= MAX_SHANTEN else "method2" if self._uses_method2(sh) else "method1"
         finally:
             self.state, self.seat = saved
 
@@ -312,8 +326,13 @@ class MdpAgent(Agent):
         sit = self._situation()
         g = self._graph(sit, st, **self._far(sh))
         drawn = None if st.drawn is None else st.drawn >> 2
-        rv = solve_psm(g, sit.params, drawn=drawn, riichi=bool(st.riichi[self.seat]), root_only=True)
-        best_riichi = max(rv.riichi.items(), key=lambda kv: kv[1]) if rv.riichi else None
+        m2 = self._method2(g, sit, drawn) if self._uses_method2(sh) else None
+        if m2 is None:
+            rv = solve_psm(g, sit.params, drawn=drawn, riichi=bool(st.riichi[self.seat]), root_only=True)
+            discards, probs = rv.discards, rv.probs
+        else:  # no riichi at 2-3 shanten
+            rv, discards, probs = None, m2.values, m2.probs
+        best_riichi = max(rv.riichi.items(), key=lambda kv: kv[1]) if rv is not None and rv.riichi else None
         values: list[tuple[Event, float | None]] = []
         endings: list[np.ndarray | None] = []
         for a in legal:
@@ -321,19 +340,20 @@ class MdpAgent(Agent):
             v, e = None, None
             if t == "dahai":
                 key = _kind(a["pai"])
-                v, e = rv.discards.get(key), rv.probs.get(key)
+                v, e = discards.get(key), probs.get(key)
             elif t == "reach" and best_riichi is not None:
                 v, e = best_riichi[1], rv.probs.get(("riichi", best_riichi[0]))
             elif t == "ryukyoku":
                 v = sit.table.u_abort
             elif t in KANS:
-                v, e = self._kan(a, sit)
+                v, e = (None, None) if m2 is not None else self._kan(a, sit)
+                self.stats["kan_unvalued"] += int(m2 is not None and self.kans)
             values.append((a, v))
             endings.append(e)
         choice = self._argmax(values, sh)
         if choice["type"] == "reach":
             self._riichi_discard = best_riichi[0]
-        self._record(values, endings, sit, g, sh, choice)
+        self._record(values, endings, sit, g, sh, choice, m2)
         return choice
 
     def _respond(self, legal: list[Event]) -> Event:
@@ -347,26 +367,93 @@ class MdpAgent(Agent):
         sit = self._situation()
         graph = dict(calls=self.call_m, max_states=self.call_states)
         g = self._graph(sit, st, offered=_kind(calls[0]["pai"]), **graph)
-        rv = solve_psm(g, sit.params, root_only=True)
+        m2 = self._method2(g, sit, None) if self._uses_method2(sh) else None
+        if m2 is None:
+            rv = solve_psm(g, sit.params, root_only=True)
+            pass_, call_q, probs = rv.pass_, rv.calls, rv.probs
+        else:
+            pass_ = m2.values.get("pass")
+            call_q = {a[1:]: v for a, v in m2.values.items() if isinstance(a, tuple)}
+            probs = m2.probs
         values: list[tuple[Event, float | None]] = []
         endings: list[np.ndarray | None] = []
         for a in legal:
             v, e = None, None
             if a["type"] == "none":
-                v, e = rv.pass_, rv.probs.get("pass")
+                v, e = pass_, probs.get("pass")
             elif a["type"] in ("chi", "pon"):
                 u, code = _kind(a["pai"]), call_code(a)
-                opts = {k: q for k, q in rv.calls.items() if k[0] == u and k[1] == code}
+                opts = {k: q for k, q in call_q.items() if k[0] == u and k[1] == code}
                 if opts:
                     k = max(opts, key=opts.get)
-                    v, e = opts[k], rv.probs.get(("call",) + k)
+                    v, e = opts[k], probs.get(("call",) + k)
             elif a["type"] in KANS:
-                v, e = self._kan(a, sit, **graph)
+                v, e = (None, None) if m2 is not None else self._kan(a, sit, **graph)
+                self.stats["kan_unvalued"] += int(m2 is not None and self.kans)
             values.append((a, v))
             endings.append(e)
         choice = self._argmax(values)
-        self._record(values, endings, sit, g, sh, choice)
+        self._record(values, endings, sit, g, sh, choice, m2)
         return choice
+
+    # --- Method 2 ----------------------------------------------------------------------
+
+    def _uses_method2(self, sh: int) -> bool:
+        return self.method2 and sh in METHOD2_SHANTEN and not self.state.riichi[self.seat]
+
+    def scenarios(self):
+        """Eq. 18's regressions (:class:`regressors.scenarios.ScenarioModel`), loaded once."""
+        if self._scenarios is None:
+            from regressors.scenarios import DEFAULT_PATH, ScenarioModel
+
+            self._scenarios = ScenarioModel.load(DEFAULT_PATH)
+        return self._scenarios
+
+    def table_view(self, sit: Situation) -> method2.TableView:
+        """The table's features of Eq. 18 at this decision."""
+        st, me = self.state, self.seat
+        opp = [(me + k) % 4 for k in (1, 2, 3)]
+        pt = np.asarray(sit.estimates.p_tenpai, dtype=np.float64)
+        return method2.TableView(n_riichi=sum(bool(st.riichi[j]) for j in opp),
+                                 sum_pt=float(sum(pt[j] for j in opp if not st.riichi[j])),
+                                 n_dahai=len(st.discards[me]), tiles_left=int(st.tiles_left))
+
+    def _method2(self, g: HandGraph, sit: Situation, drawn: int | None, *,
+                 model: bool = True) -> method2.Method2Values:
+        """Eq. 17 at every root action of ``g`` (``model=False``: features and payoffs only).
+        The endings gain the PSM's ``fold`` column (0) so that they read as Method 1's."""
+        fallback = float(sit.table.u_win(np.array([method2.FALLBACK_WIN_POINTS]), False)[0])
+        m2 = method2.evaluate(g, sit.params, self.table_view(sit), self.scenarios() if model else None,
+                              drawn=drawn, u_win_fallback=fallback)
+        self.stats["win_payoff_fallback"] += m2.win_fallbacks
+        m2.probs = {a: np.append(p, 0.0) for a, p in m2.probs.items()}
+        return m2
+
+    def scenario_features(self, state: TableState, legal: list[Event]) -> dict | None:
+        """Method 2's features and payoffs of every root action of a recorded decision (the
+        keys of :class:`abstractions.method2.Method2Values`) at 2-3 shanten, None elsewhere:
+        the rows of Eq. 18's regressions (``player.scenario_data``). No model is needed."""
+        saved = self.state, self.seat, self.stats.copy()
+        self.state, self.seat = state, int(state.seat)
+        try:
+            if self._forced(legal) is not None or state.reach_declared[self.seat]:
+                return None
+            sh = shanten(np.asarray(state.hand, np.uint8))
+            if sh not in METHOD2_SHANTEN:
+                return None
+            sit = self._situation()
+            own = any(a["type"] in ("dahai", "reach") for a in legal)
+            if own:
+                g = self._graph(sit, state, **self._far(sh))
+                drawn = None if state.drawn is None else state.drawn >> 2
+            else:
+                offered = next(a for a in legal if a["type"] in ("chi", "pon") + KANS)["pai"]
+                g = self._graph(sit, state, offered=_kind(offered), calls=self.call_m, max_states=self.call_states)
+                drawn = None
+            m2 = self._method2(g, sit, drawn, model=False)
+            return {"features": m2.features, "payoffs": m2.payoffs}
+        finally:
+            self.state, self.seat, self.stats = saved
 
     def value(self, state: TableState, legal: list[Event]) -> list[tuple[Event, float, np.ndarray]] | None:
         """Every legal action of a recorded decision with its value and the PSM's predicted
@@ -374,7 +461,7 @@ class MdpAgent(Agent):
         table state, e.g. ``game.decisions.Decision.state``); None where the MDP does not
         value the decision (:meth:`method` is not ``method1``). Leaves the agent's game
         untouched."""
-        if self.method(state, legal) != "method1":
+        if self.method(state, legal) not in ("method1", "method2"):
             return None
         saved = self.state, self._riichi_discard, self.seat, self.stats.copy()
         self.state, self._riichi_discard, self.seat = state, None, int(state.seat)
@@ -407,15 +494,17 @@ class MdpAgent(Agent):
         keys = efficiency_keys(self.state, near, self.fallback.eff)
         return near[max(range(len(near)), key=keys.__getitem__)]
 
-    def _record(self, values, endings, sit: Situation, g, sh: int, choice: Event) -> None:
-        self.stats["method1"] += 1
+    def _record(self, values, endings, sit: Situation, g, sh: int, choice: Event,
+                m2: method2.Method2Values | None = None) -> None:
+        self.stats["method1" if m2 is None else "method2"] += 1
         self.last_values = values
         self.last_endings = endings
         self.last_situation = sit
         self.last_choice = choice
         probs = next((e for (a, _), e in zip(values, endings) if a is choice), None)
         p = sit.params
-        self.last_info = {"rule": "PSM (Method 1, Eq. 16)", "shanten": int(sh), "T": int(p.T),
+        rule = "PSM (Method 1, Eq. 16)" if m2 is None else "WSM, TSM, FSM and Eq. 18's regressions (Method 2, Eq. 17)"
+        self.last_info = {"rule": rule, "shanten": int(sh), "T": int(p.T),
                           "T_max": int(sit.t_max), "states": int(g.n_states),
                           "p_other": float(np.mean(p.p_other)),
                           "u_other": float(p.u_other), "u_tw": float(p.u_tw), "u_nw": float(p.u_nw)}

@@ -1,0 +1,131 @@
+"""Method 2 (Kurita & Hoki Sec. VI-B, Eqs. 17-19; ``kurita_hoki.md`` 4.2): the value of an
+action at 2-3 shanten from the WSM, TSM and FSM run from the hand after it.
+
+Eq. 17: ``V(I+_a) = sum_x P(x | I, h_a) U_x`` over the five scenarios of
+:data:`regressors.scenarios.SCENARIOS`. ``P(x)`` comes from Eq. 18's four regressions
+(:class:`regressors.scenarios.ScenarioModel`) on the MDPs' features; Eq. 19's payoffs are
+``U_win = V^WSM / P^WSM_win``, ``U_lose`` the FSM's lose-conditional value (Eq. 15; with the
+action's own discard's deal-in, Eq. 4's ``P_L(t) U_L(t)``, weighed in), and the other win and
+the two washouts as the table says (``MDPParams.u_other``, ``u_tw``, ``u_nw``: the opponents'
+tenpai chances inferred at ``I``). One graph serves every action of the decision: WSM and TSM
+are solved once over it and read at each root action.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from abstractions.fsm import fsm_closed_form
+from abstractions.tsm import solve_tsm
+from abstractions.wsm import solve_wsm
+from regressors.scenarios import ScenarioModel, feature_row
+from search.hand_graph import CHI_CODE, HandGraph
+from search.shanten import shanten
+
+#: The win payoff of an action whose WSM never wins (``P^WSM_win = 0``, so Eq. 19 is 0/0) when
+#: no other action of the decision wins either: a 2,000-point ron (counted, ``win_fallbacks``).
+FALLBACK_WIN_POINTS = 2000.0
+
+
+@dataclass(frozen=True)
+class TableView:
+    """What Eq. 18's regressions read from the table besides the MDPs."""
+
+    n_riichi: int      # opponents in riichi
+    sum_pt: float      # the summed tenpai chance of the opponents not in riichi
+    n_dahai: int       # our discards since the deal
+    tiles_left: int
+
+
+@dataclass
+class Method2Values:
+    """Per root action (a kind, ``"pass"`` or ``("call", u, code, t)``, as in
+    :class:`abstractions._solve.RootValues`): the features (Eq. 18), the scenario payoffs
+    (Eq. 19) and, with a model, the scenario probabilities and the value (Eq. 17)."""
+
+    features: dict[object, np.ndarray]
+    payoffs: dict[object, np.ndarray]
+    probs: dict[object, np.ndarray]
+    values: dict[object, float]
+    win_fallbacks: int
+
+
+def _meld_kinds(code: int) -> list[int]:
+    if code >= CHI_CODE:
+        lo = code - CHI_CODE
+        return [lo, lo + 1, lo + 2]
+    return [code] * 3
+
+
+def _hand_after(root: np.ndarray, action) -> tuple[np.ndarray, int | None, bool]:
+    """The concealed hand after ``action``, the kind it discards (None for a pass) and
+    whether it calls."""
+    h = root.astype(np.int64).copy()
+    if action == "pass":
+        return h, None, False
+    if isinstance(action, tuple):
+        _, u, code, t = action
+        h[u] += 1
+        for k in _meld_kinds(code):
+            h[k] -= 1
+        h[t] -= 1
+        return h, t, True
+    h[action] -= 1
+    return h, int(action), False
+
+
+def _actions(wsm) -> list:
+    if wsm.discards:
+        return list(wsm.discards)
+    return ["pass"] + [("call",) + k for k in wsm.calls]
+
+
+def evaluate(graph: HandGraph, params, table: TableView, model: ScenarioModel | None, *,
+             drawn: int | None = None, u_win_fallback: float) -> Method2Values:
+    """Method 2 at every root action of ``graph`` (a 14-tile root: the discards; a 13-tile root
+    at an opponent's discard: pass and the calls the graph holds). ``params``: the decision's
+    :class:`abstractions.params.MDPParams`; ``u_win_fallback``: the payoff of
+    :data:`FALLBACK_WIN_POINTS`. Without ``model`` only the features and payoffs are filled
+    (building the regressions' data)."""
+    p = params.checked(graph.unseen)
+    wsm = solve_wsm(graph, p, drawn=drawn, root_only=True)
+    tsm = solve_tsm(graph, p, root_only=True)
+    growth0 = float(np.asarray(p.lose_growth)[0])
+    n_melds = len(graph.root_melds)
+    feats: dict[object, np.ndarray] = {}
+    pays: dict[object, list[float]] = {}
+    for a in _actions(wsm):
+        key = a[1:] if isinstance(a, tuple) else a
+        v_w = wsm.calls[key] if isinstance(a, tuple) else (wsm.pass_ if a == "pass" else wsm.discards[a])
+        p_w = wsm.prob(a, "win")
+        p_t = tsm.calls.get(key, 0.0) if isinstance(a, tuple) else (tsm.pass_ if a == "pass" else tsm.discards[a])
+        hand, t, call = _hand_after(graph.root, a)
+        fsm = fsm_closed_form(hand, p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other, u_end=p.u_nw, T=p.T)
+        pl_now = 0.0 if t is None else float(p.p_lose[t]) * growth0
+        feats[a] = feature_row(wsm_p_win=p_w, wsm_value=v_w, tsm_p_tenpai=float(p_t), fsm_p_lose=fsm.p_lose,
+                               p_lose_now=pl_now, n_riichi=table.n_riichi, sum_pt=table.sum_pt,
+                               n_dahai=table.n_dahai, tiles_left=table.tiles_left,
+                               shanten=max(0, shanten(hand.astype(np.uint8))), melds=n_melds + int(call))
+        lose_mass = pl_now + (1 - pl_now) * fsm.p_lose
+        u_lose = ((pl_now * float(p.u_lose[t]) if t is not None else 0.0)
+                  + (1 - pl_now) * fsm.p_lose * fsm.u_lose_bar) / lose_mass if lose_mass > 0 else float(np.mean(p.u_lose))
+        u_win = v_w / p_w if p_w > 0 else np.nan
+        pays[a] = [u_win, u_lose, float(p.u_other), float(p.u_tw), float(p.u_nw)]
+    known = [u[0] for u in pays.values() if u[0] == u[0]]
+    fallbacks = 0
+    payoffs: dict[object, np.ndarray] = {}
+    for a, u in pays.items():
+        if u[0] != u[0]:
+            u[0] = float(np.mean(known)) if known else u_win_fallback
+            fallbacks += int(not known)
+        payoffs[a] = np.array(u)
+    probs: dict[object, np.ndarray] = {}
+    values: dict[object, float] = {}
+    if model is not None and feats:
+        keys = list(feats)
+        P = model.predict(np.vstack([feats[a] for a in keys]))
+        for a, row in zip(keys, P):
+            probs[a] = row
+            values[a] = float(row @ payoffs[a])
+    return Method2Values(features=feats, payoffs=payoffs, probs=probs, values=values, win_fallbacks=fallbacks)

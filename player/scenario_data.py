@@ -1,0 +1,126 @@
+"""The rows of Method 2's scenario regressions (Eq. 18) from game records.
+
+    python -m player.scenario_data --records 'runs/s3/logs/*.mjson.gz' --name mdp --out runs/scen.npz --workers 2
+
+At every recorded decision of the chosen seats at 2-3 shanten (own turn, or a chi/pon on offer),
+the MDP player rebuilds the situation and runs Method 2's WSM, TSM and FSM
+(:meth:`player.agents.mdp.MdpAgent.scenario_features`); the features of the action the record's
+player *took* (a discard, the pass, or a call with the discard that followed it) become one row,
+labelled with how that hand really ended for that seat (``player.calibration``'s reading of the
+record). ``python -m regressors.scenarios --data FILE`` fits the regressions on them.
+"""
+from __future__ import annotations
+
+import argparse
+import bisect
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from game.cli import reports_errors
+from game.errors import MahjongError
+
+
+def _taken_key(events: list[dict], d, pick: int):
+    """The Method 2 action key of the record's choice: a discard's kind, ``"pass"``, or
+    ``("call", u, code, t)`` with ``t`` the seat's next discard; None when it is none of them."""
+    from game.tiles import mjai_to_kind
+    from player.agents.mdp import call_code
+
+    a = d.legal[pick]
+    if a["type"] == "dahai":
+        return mjai_to_kind(a["pai"])
+    if a["type"] == "none":
+        return "pass"
+    if a["type"] in ("chi", "pon"):
+        nxt = next((e for e in events[d.index + 2:] if e.get("type") == "dahai" and e.get("actor") == d.seat), None)
+        if nxt is not None:
+            return ("call", mjai_to_kind(a["pai"]), call_code(a), mjai_to_kind(nxt["pai"]))
+    return None
+
+
+def file_rows(task: tuple[str, str, str | None, int]) -> list[tuple[np.ndarray, int, int, int]]:
+    """``(features, ending, shanten, tiles_left)`` of one record's decisions (one worker task)."""
+    from game.decisions import iter_decisions, recorded_index
+    from game.records import player_names, read_events
+    from player.calibration import _agent, realised_endings
+    from search.shanten import shanten
+
+    path, spec, name, every = task
+    agent = _agent(spec)
+    if not hasattr(agent, "scenario_features"):
+        raise MahjongError(f"agent {spec!r} has no Method 2 features; use an mdp agent")
+    events = read_events(path)
+    ends = realised_endings(events)
+    names = player_names(events)
+    seats = [s for s in range(4) if name is None or names[s] == name]
+    starts = [i for i, e in enumerate(events) if e.get("type") == "start_kyoku"]
+    rows = []
+    k = 0
+    for d in iter_decisions(events, seats=seats):
+        at = bisect.bisect_right(starts, d.index)
+        real = ends.get((starts[at - 1] if at else -1, d.seat))
+        pick = recorded_index(d.legal, d.chosen) if real is not None and len(d.legal) > 1 else None
+        if pick is None:
+            continue
+        k += 1
+        if (k - 1) % every:
+            continue
+        out = agent.scenario_features(d.state, d.legal)
+        key = _taken_key(events, d, pick) if out is not None else None
+        if key is None or key not in out["features"]:
+            continue
+        rows.append((out["features"][key], int(real), int(shanten(np.asarray(d.state.hand, np.uint8))),
+                     int(d.state.tiles_left)))
+    return rows
+
+
+def build(paths: list[str], agent: str = "mdp", *, name: str | None = None, every: int = 1,
+          workers: int = 1) -> dict[str, np.ndarray]:
+    """The arrays of every record's rows; ``game`` numbers the records in ``paths`` order."""
+    from player.selfplay import run_pool
+    from regressors.scenarios import SCENARIO_FEATURES
+
+    if every < 1:
+        raise MahjongError(f"--every must be >= 1, got {every}")
+    tasks = [(str(p), agent, name, every) for p in paths]
+    X, y, sh, left, game = [], [], [], [], []
+    for g, part in enumerate(run_pool(file_rows, tasks, workers, desc="scenario rows")):
+        for f, real, s, w in part:
+            X.append(f)
+            y.append(real)
+            sh.append(s)
+            left.append(w)
+            game.append(g)
+    return {"X": np.array(X, dtype=np.float64).reshape(-1, len(SCENARIO_FEATURES)), "y": np.array(y, np.int64),
+            "shanten": np.array(sh, np.int64), "tiles_left": np.array(left, np.int64),
+            "game": np.array(game, np.int64), "features": np.array(SCENARIO_FEATURES)}
+
+
+@reports_errors
+def main(argv: list[str] | None = None) -> int:
+    from player.record_options import add_record_options, record_paths
+
+    ap = argparse.ArgumentParser(prog="python -m player.scenario_data", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_record_options(ap, agent_help="the MDP agent that runs the MDPs (default mdp; NAME:KEY=VALUE options)",
+                       every_help="use every k-th decision (default 1: all)")
+    ap.add_argument("--name", default=None, help="only the seats of this player name (e.g. mdp in evaluate logs)")
+    ap.add_argument("--out", required=True, help="the .npz file to write")
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    if out.is_dir():
+        raise MahjongError(f"--out {out} is a directory; name a .npz file")
+    paths = record_paths(args)
+    arrays = build(paths, args.agent, name=args.name, every=args.every, workers=args.workers)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, **arrays)
+    counts = np.bincount(arrays["y"], minlength=5)
+    print(f"{len(arrays['y'])} rows from {len(paths)} records -> {out}; endings win/lose/other/tw/nw "
+          f"{' / '.join(str(int(c)) for c in counts)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""The scenario probabilities of Method 2 (Kurita & Hoki Eq. 18; ``kurita_hoki.md`` 4.2).
+
+Five scenarios end a hand for player *i*: win, lose (deal in), another's win, tenpai washout,
+noten washout (:data:`SCENARIOS`). Eq. 18 writes their probabilities with four binary ones,
+each a logistic regression on features of the WSM, TSM and FSM run from the hand after the
+action (:data:`SCENARIO_FEATURES`; spec A6: every ``p_k`` on the union of the features):
+
+* ``p1`` = P(win),
+* ``p2`` = P(lose | no win),
+* ``p3`` = P(washout | neither),
+* ``p4`` = P(tenpai | washout),
+
+so ``P(win) = p1``, ``P(lose) = (1 - p1) p2``, ``P(other win) = (1 - p1)(1 - p2)(1 - p3)``,
+``P(tenpai washout) = (1 - p1)(1 - p2) p3 p4`` and ``P(noten washout) = (1 - p1)(1 - p2) p3
+(1 - p4)``. Each ``p_k`` is fitted on the decisions whose hand reached its branch, labelled
+with how the hand really ended (``player.scenario_data`` builds the rows from records).
+
+    python -m regressors.scenarios --data runs/scenarios/*.npz --out regressors/models/scenarios.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from game.cli import reports_errors
+from game.errors import MahjongError
+from regressors.base import LogReg, load_json, save_json
+
+KIND = "scenarios"
+#: The endings, in ``search.retrograde.OUTCOMES`` order (its ``fold`` is not an ending).
+SCENARIOS = ("win", "lose", "other_win", "tenpai_washout", "noten_washout")
+#: The features of every ``p_k`` (spec A6, the union of the four lists): the MDP runs' own
+#: (WSM's win chance and value, TSM's tenpai chance, FSM's lose chance, Eq. 14) with their
+#: logits, the chance that the action's discard is ronned at once, the table's (riichi
+#: opponents, the others' summed tenpai chance, our discards so far, the wall) and the hand's.
+SCENARIO_FEATURES = ("wsm_p_win", "wsm_logit", "wsm_value", "tsm_p_tenpai", "tsm_logit", "fsm_p_lose",
+                     "fsm_logit", "p_lose_now", "n_riichi", "sum_pt", "n_dahai", "tiles_left", "shanten",
+                     "melds")
+#: The probability features' logits are taken of values clipped to [EPS, 1 - EPS].
+EPS = 1e-4
+#: The four regressions of the tree, each with the labels it is fitted on.
+BRANCHES = ("p1_win", "p2_lose", "p3_washout", "p4_tenpai")
+
+
+def logit(p: float) -> float:
+    q = min(max(float(p), EPS), 1.0 - EPS)
+    return float(np.log(q / (1.0 - q)))
+
+
+def feature_row(*, wsm_p_win: float, wsm_value: float, tsm_p_tenpai: float, fsm_p_lose: float,
+                p_lose_now: float, n_riichi: int, sum_pt: float, n_dahai: int, tiles_left: int,
+                shanten: int, melds: int) -> np.ndarray:
+    """One row of :data:`SCENARIO_FEATURES` (rank-unit ``wsm_value`` = ``V^WSM``)."""
+    return np.array([wsm_p_win, logit(wsm_p_win), wsm_value, tsm_p_tenpai, logit(tsm_p_tenpai), fsm_p_lose,
+                     logit(fsm_p_lose), p_lose_now, n_riichi, sum_pt, n_dahai / 18.0, tiles_left / 70.0,
+                     shanten, melds], dtype=np.float64)
+
+
+def branch_labels(y: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each of :data:`BRANCHES`: the rows that reach it and their binary labels."""
+    y = np.asarray(y, dtype=np.int64)
+    win, lose = y == 0, y == 1
+    washout = (y == 3) | (y == 4)
+    reach2 = ~win
+    reach3 = reach2 & ~lose
+    return [(np.ones(len(y), bool), win), (reach2, lose[reach2]), (reach3, washout[reach3]),
+            (washout, (y == 3)[washout])]
+
+
+def tree(p: np.ndarray) -> np.ndarray:
+    """Eq. 18: ``[n, 4]`` branch probabilities to ``[n, 5]`` scenario probabilities."""
+    p1, p2, p3, p4 = (p[:, k] for k in range(4))
+    rest = (1 - p1) * (1 - p2)
+    return np.column_stack([p1, (1 - p1) * p2, rest * (1 - p3), rest * p3 * p4, rest * p3 * (1 - p4)])
+
+
+class ScenarioModel:
+    """Eq. 18's four regressions; :meth:`predict` gives ``P(x)`` for the five scenarios."""
+
+    def __init__(self, C: float = 1.0):
+        self.branches = [LogReg(SCENARIO_FEATURES, C=C) for _ in BRANCHES]
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> "ScenarioModel":
+        """``y``: the :data:`SCENARIOS` index of each row's real ending."""
+        X = np.asarray(X, dtype=np.float64)
+        for lr, (rows, labels) in zip(self.branches, branch_labels(y)):
+            if not rows.any():
+                raise MahjongError(f"no decision reaches a branch of Eq. 18 ({len(y)} rows): more records needed")
+            lr.fit(X[rows], labels.astype(np.int64))
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        return tree(np.column_stack([lr.predict_proba(X) for lr in self.branches]))
+
+    def save(self, path, meta: dict | None = None) -> Path:
+        return save_json({"branches": {b: lr.to_dict() for b, lr in zip(BRANCHES, self.branches)},
+                          "trained_on": meta or {}}, path, KIND)
+
+    @classmethod
+    def load(cls, path) -> "ScenarioModel":
+        d = load_json(path, KIND)
+        m = cls()
+        m.branches = [LogReg.from_dict(d["branches"][b], SCENARIO_FEATURES, str(path)) for b in BRANCHES]
+        return m
+
+
+DEFAULT_PATH = Path(__file__).resolve().parent / "models" / "scenarios.json"
+
+
+def load_rows(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features, endings and game ids of ``player.scenario_data`` files (the ids number the
+    games across the files in order, for a held-out split by game)."""
+    Xs, ys, gs = [], [], []
+    base = 0
+    for p in paths:
+        try:
+            with np.load(p) as z:
+                names = [str(n) for n in z["features"]]
+                if names != list(SCENARIO_FEATURES):
+                    raise MahjongError(f"{p}: its features {names} are not the code's; rebuild it")
+                Xs.append(z["X"])
+                ys.append(z["y"])
+                gs.append(z["game"] + base)
+                base = int(gs[-1].max()) + 1 if len(gs[-1]) else base
+        except (OSError, KeyError, ValueError) as exc:
+            raise MahjongError(f"{p}: not a scenario data file ({exc})") from None
+    if not Xs:
+        raise MahjongError("no scenario data files given")
+    return np.vstack(Xs), np.concatenate(ys), np.concatenate(gs)
+
+
+def held_out_report(model: ScenarioModel, X: np.ndarray, y: np.ndarray) -> dict:
+    """Mean predicted vs realised rate of each scenario and the log loss against the base
+    rates (the constant model) on rows the model was not fitted on."""
+    P = np.clip(model.predict(X), 1e-9, 1.0)
+    R = np.bincount(y, minlength=5) / max(len(y), 1)
+    ll = float(-np.mean(np.log(P[np.arange(len(y)), y])))
+    ll0 = float(-np.mean(np.log(np.clip(R[y], 1e-9, 1.0))))
+    return {"rows": int(len(y)), "predicted": dict(zip(SCENARIOS, P.mean(0).round(4).tolist())),
+            "realised": dict(zip(SCENARIOS, R.round(4).tolist())), "log_loss": round(ll, 4),
+            "log_loss_base_rates": round(ll0, 4)}
+
+
+@reports_errors
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m regressors.scenarios", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", nargs="+", required=True, help="npz files of python -m player.scenario_data")
+    ap.add_argument("--out", default=str(DEFAULT_PATH), help="the model file to write (default: the shipped one)")
+    ap.add_argument("--holdout", type=float, default=0.2,
+                    help="share of the games held out to report on (default 0.2; the model is then "
+                         "refitted on all of them)")
+    ap.add_argument("--C", type=float, default=1.0, help="inverse regularisation of the regressions")
+    args = ap.parse_args(argv)
+    if not 0.0 <= args.holdout < 1.0:
+        raise MahjongError(f"--holdout must be in [0, 1), got {args.holdout}")
+    if Path(args.out).is_dir():
+        raise MahjongError(f"--out {args.out} is a directory; name a .json file")
+    X, y, g = load_rows(args.data)
+    games = np.unique(g)
+    cut = games[int(round(len(games) * (1 - args.holdout)))] if args.holdout > 0 and len(games) > 1 else None
+    report: dict = {"rows": int(len(y)), "games": int(len(games))}
+    if cut is not None:
+        fit_rows = g < cut
+        report["held_out"] = held_out_report(ScenarioModel(args.C).fit(X[fit_rows], y[fit_rows]),
+                                             X[~fit_rows], y[~fit_rows])
+        report["held_out"]["games"] = int((games >= cut).sum())
+    model = ScenarioModel(args.C).fit(X, y)
+    meta = {"data": [str(p) for p in args.data], "rows": int(len(y)), "games": int(len(games)), "C": args.C}
+    report["out"] = str(model.save(args.out, meta))
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
