@@ -4,7 +4,7 @@ action at 2-3 shanten from the WSM, TSM and FSM run from the hand after it.
 Eq. 17: ``V(I+_a) = sum_x P(x | I, h_a) U_x`` over the five scenarios of
 :data:`regressors.scenarios.SCENARIOS`. ``P(x)`` comes from Eq. 18's four regressions
 (:class:`regressors.scenarios.ScenarioModel`) on the MDPs' features; Eq. 19's payoffs are
-``U_win = V^WSM / P^WSM_win``, ``U_lose`` the FSM's lose-conditional value (Eq. 15; with the
+``U_win = V^WSM / P^WSM_win`` (measured from :data:`WSM_FLOOR`), ``U_lose`` the FSM's lose-conditional value (Eq. 15; with the
 action's own discard's deal-in, Eq. 4's ``P_L(t) U_L(t)``, weighed in), and the other win and
 the two washouts as the table says (``MDPParams.u_other``, ``u_tw``, ``u_nw``: the opponents'
 tenpai chances inferred at ``I``). One graph serves every action of the decision: WSM and TSM
@@ -23,6 +23,11 @@ from regressors.scenarios import ScenarioModel, feature_row
 from search.hand_graph import CHI_CODE, HandGraph
 from search.shanten import shanten
 
+#: WSM's no-win payoff: the worst final rank. Payoffs are minus the expected final rank, so with
+#: the spec's 0 every win (about -1 to -4) would look worse than not winning and WSM's optimal
+#: policy would never win; from the floor, a win is worth ``U_win + 4 >= 0`` more than none, as
+#: the paper's points are, and ``V^WSM`` (a feature) is ``E[(U_win + 4) 1_win]``.
+WSM_FLOOR = -4.0
 #: The win payoff of an action whose WSM never wins (``P^WSM_win = 0``, so Eq. 19 is 0/0) when
 #: no other action of the decision wins either: a 2,000-point ron (counted, ``win_fallbacks``).
 FALLBACK_WIN_POINTS = 2000.0
@@ -89,15 +94,15 @@ def evaluate(graph: HandGraph, params, table: TableView, model: ScenarioModel | 
     :data:`FALLBACK_WIN_POINTS`. Without ``model`` only the features and payoffs are filled
     (building the regressions' data)."""
     p = params.checked(graph.unseen)
-    wsm = solve_wsm(graph, p, drawn=drawn, root_only=True)
-    tsm = solve_tsm(graph, p, root_only=True)
+    wsm = solve_wsm(graph, p, drawn=drawn, root_only=True, u_washout=WSM_FLOOR)
+    tsm = solve_tsm(graph, p, root_only=True, track=False)  # its values are the probabilities
     growth0 = float(np.asarray(p.lose_growth)[0])
     n_melds = len(graph.root_melds)
     feats: dict[object, np.ndarray] = {}
     pays: dict[object, list[float]] = {}
     for a in _actions(wsm):
         key = a[1:] if isinstance(a, tuple) else a
-        v_w = wsm.calls[key] if isinstance(a, tuple) else (wsm.pass_ if a == "pass" else wsm.discards[a])
+        v_w = (wsm.calls[key] if isinstance(a, tuple) else (wsm.pass_ if a == "pass" else wsm.discards[a])) - WSM_FLOOR
         p_w = wsm.prob(a, "win")
         p_t = tsm.calls.get(key, 0.0) if isinstance(a, tuple) else (tsm.pass_ if a == "pass" else tsm.discards[a])
         hand, t, call = _hand_after(graph.root, a)
@@ -110,7 +115,7 @@ def evaluate(graph: HandGraph, params, table: TableView, model: ScenarioModel | 
         lose_mass = pl_now + (1 - pl_now) * fsm.p_lose
         u_lose = ((pl_now * float(p.u_lose[t]) if t is not None else 0.0)
                   + (1 - pl_now) * fsm.p_lose * fsm.u_lose_bar) / lose_mass if lose_mass > 0 else float(np.mean(p.u_lose))
-        u_win = v_w / p_w if p_w > 0 else np.nan
+        u_win = v_w / p_w + WSM_FLOOR if p_w > 0 else np.nan
         pays[a] = [u_win, u_lose, float(p.u_other), float(p.u_tw), float(p.u_nw)]
     known = [u[0] for u in pays.values() if u[0] == u[0]]
     fallbacks = 0

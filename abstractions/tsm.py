@@ -16,9 +16,9 @@ from abstractions.params import MDPParams
 from search.hand_graph import HandGraph
 
 
-def solve_tsm(graph: HandGraph, params: MDPParams, *, root_only: bool = False) -> RootValues:
-    """``P^TSM_T`` per root action (the values; also ``result.prob(action, "tenpai_washout")``);
-    ``root_only``: solve only what the root's actions read."""
+def solve_tsm(graph: HandGraph, params: MDPParams, *, root_only: bool = False, track: bool = True) -> RootValues:
+    """``P^TSM_T`` per root action (the values; with ``track`` also ``result.prob(action,
+    "tenpai_washout")``); ``root_only``: solve only what the root's actions read."""
     p = replace(params.checked(graph.unseen), p_lose=np.zeros(34), p_other=np.zeros(params.T + 1),
                 u_tw=1.0, u_nw=0.0, fold=False, riichi=None)
-    return run(graph, p, v_stop=None, allow_win=False, drawn=None, track=True, root_only=root_only)
+    return run(graph, p, v_stop=None, allow_win=False, drawn=None, track=track, root_only=root_only)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import json
 import sys
 from pathlib import Path
 
@@ -116,9 +117,14 @@ def main(argv: list[str] | None = None) -> int:
     arrays = build(paths, args.agent, name=args.name, every=args.every, workers=args.workers)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **arrays)
-    counts = np.bincount(arrays["y"], minlength=5)
-    print(f"{len(arrays['y'])} rows from {len(paths)} records -> {out}; endings win/lose/other/tw/nw "
-          f"{' / '.join(str(int(c)) for c in counts)}")
+    from regressors.scenarios import SCENARIOS
+
+    counts = dict(zip(SCENARIOS, np.bincount(arrays["y"], minlength=5).tolist()))
+    if args.json:
+        print(json.dumps({"rows": len(arrays["y"]), "records": len(paths), "out": str(out), "endings": counts}))
+    else:
+        print(f"{len(arrays['y'])} rows from {len(paths)} records -> {out}; endings "
+              + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return 0
 
 

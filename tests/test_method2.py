@@ -1,0 +1,160 @@
+"""Method 2 (Eqs. 17-19): the scenario regressions, the features of the MDPs, the player.
+
+Oracles: a known Eq. 18 tree that generates the endings (the fitted regressions must give its
+probabilities back), the WSM / TSM / FSM run on their own (the features are theirs, read at the
+hand after each action), the record's own endings (``player.calibration.realised_endings``),
+and plain mahjong at the table (keep the finished runs, fold to genbutsu against a riichi).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from abstractions import method2
+from abstractions.fsm import fsm_closed_form
+from abstractions.params import win_payoffs
+from abstractions.tsm import solve_tsm
+from abstractions.wsm import solve_wsm
+from game.tiles import mjai_to_kind
+from player.agents.mdp import MdpAgent
+from regressors.estimators import Estimators
+from regressors.scenarios import SCENARIO_FEATURES, ScenarioModel, branch_labels, tree
+from test_mdp_agent import _riichi_table, discard_legal, events_for
+
+PHOENIX = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog"
+
+
+@pytest.fixture(scope="module")
+def est() -> Estimators:
+    return Estimators.default()
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def test_eq18_regressions_give_back_the_probabilities_of_a_known_tree():
+    """Endings drawn from a known Eq. 18 tree whose branches are logistic in the features:
+    the fitted model predicts the scenario probabilities of fresh rows within 0.02."""
+    rng = np.random.default_rng(5)
+    k = len(SCENARIO_FEATURES)
+
+    def truth(X):
+        return tree(np.column_stack([_sigmoid(X[:, 0] - 0.5), _sigmoid(0.8 * X[:, 1] - 1.0),
+                                     _sigmoid(0.6 * X[:, 2]), _sigmoid(X[:, 3] + 0.3 * X[:, 4])]))
+
+    X = rng.normal(size=(40_000, k))
+    P = truth(X)
+    y = (rng.random(len(X))[:, None] > np.cumsum(P, 1)).sum(1)
+    model = ScenarioModel().fit(X, y)
+    Xt = rng.normal(size=(2_000, k))
+    got = model.predict(Xt)
+    assert np.allclose(got.sum(1), 1.0)
+    assert np.abs(got - truth(Xt)).mean() < 0.02
+    # each branch is fitted on the rows that reach it
+    rows, labels = branch_labels(y)[3]
+    assert rows.sum() == ((y == 3) | (y == 4)).sum() and labels.sum() == (y == 3).sum()
+
+
+def test_the_scenario_model_round_trips_through_its_file(tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(500, len(SCENARIO_FEATURES)))
+    y = rng.integers(0, 5, 500)
+    model = ScenarioModel().fit(X, y)
+    again = ScenarioModel.load(model.save(tmp_path / "s.json"))
+    assert np.array_equal(again.predict(X), model.predict(X))
+
+
+def _two_shanten(est, **options) -> MdpAgent:
+    # 123m 456p finished, 78s 24s two shapes, 5m 9p N W isolated; the draw is E
+    ev = events_for("123m 456p 78s 24s 5m 9p N", [("S", {1: "9m", 2: "9s", 3: "1p"})], last_draw="W")
+    agent = MdpAgent(estimators=est, **options)
+    agent.start_game(0)
+    for e in ev:
+        agent.observe(e)
+    return agent
+
+
+def test_method2_features_are_the_wsm_tsm_and_fsm_of_the_hand_after_each_discard(est):
+    """One graph, WSM and TSM solved once: each discard's features are the MDPs' own numbers
+    read at that discard (WSM's win chance and value, with no win worth the worst rank, TSM's
+    tenpai chance, the FSM of the hand left); Eq. 19's win payoff is V^WSM / P^WSM_win and
+    lies among the graph's win payoffs; Eq. 17 is the probabilities times the payoffs."""
+    agent = _two_shanten(est)
+    sit = agent._situation()
+    g = agent._graph(sit, agent.state, **agent._far(2))
+    p = sit.params.checked(g.unseen)
+    view = agent.table_view(sit)
+    model = ScenarioModel.load(Path(__file__).resolve().parents[1] / "regressors" / "models" / "scenarios.json")
+    m2 = method2.evaluate(g, sit.params, view, model, drawn=mjai_to_kind("W"), u_win_fallback=0.0)
+    wsm, tsm = solve_wsm(g, p, drawn=mjai_to_kind("W"), u_washout=-4.0), solve_tsm(g, p)
+    names = list(SCENARIO_FEATURES)
+    u_tsumo, u_ron = win_payoffs(g, p.payoff, riichi_payoff=p.riichi.payoff, yaku=p.yaku, seat_wind=p.seat_wind,
+                                 round_wind=p.round_wind)
+    wins = np.concatenate([u_tsumo, u_ron])
+    lo, hi = np.nanmin(wins), np.nanmax(wins)
+    assert set(m2.features) == set(wsm.discards)
+    for t, f in m2.features.items():
+        assert f[names.index("wsm_p_win")] == pytest.approx(wsm.prob(t, "win"), abs=1e-12)
+        assert f[names.index("wsm_value")] == pytest.approx(wsm.discards[t] + 4.0, abs=1e-12)
+        assert wsm.prob(t, "win") > 0.05  # from the floor, winning pays: WSM plays for it
+        assert f[names.index("tsm_p_tenpai")] == pytest.approx(tsm.discards[t], abs=1e-12)
+        hand = g.root.astype(np.int64)
+        hand[t] -= 1
+        fsm = fsm_closed_form(hand, p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other, u_end=p.u_nw, T=p.T)
+        assert f[names.index("fsm_p_lose")] == pytest.approx(fsm.p_lose, abs=1e-12)
+        assert f[names.index("p_lose_now")] == pytest.approx(p.p_lose[t] * p.lose_growth[0], abs=1e-12)
+        u = m2.payoffs[t]
+        if wsm.prob(t, "win") > 0:
+            assert u[0] == pytest.approx((wsm.discards[t] + 4.0) / wsm.prob(t, "win") - 4.0, rel=1e-12)
+            assert lo - 1e-12 <= u[0] <= hi + 1e-12
+        assert (u[2], u[3], u[4]) == (p.u_other, p.u_tw, p.u_nw)
+        assert m2.values[t] == pytest.approx(float(m2.probs[t] @ u), abs=1e-12)
+    assert view.n_riichi == 0 and view.n_dahai == 1 and view.tiles_left == agent.state.tiles_left
+
+
+def test_method2_player_keeps_the_finished_runs_of_a_two_shanten_hand(est):
+    """The player with Method 2 values a 2-shanten hand by Eq. 17 (counted as ``method2``):
+    breaking a finished run is worse than throwing an isolated tile, and its choice is one."""
+    agent = _two_shanten(est, method2=True)
+    choice = agent.act(discard_legal(agent))
+    assert agent.stats["method2"] == 1 and agent.stats["method1"] == 0
+    assert "Method 2" in agent.last_info["rule"]
+    values = {a["pai"]: v for a, v in agent.last_values if a["type"] == "dahai"}
+    isolated = max(values[x] for x in ("N", "W", "9p", "5m"))
+    for keep in ("1m", "2m", "3m", "4p", "5p", "6p"):
+        assert values[keep] < isolated, agent.explain()
+    assert choice["pai"] in ("N", "W", "9p", "5m"), agent.explain()
+    for e in agent.last_endings:
+        assert e.shape == (6,) and e.sum() == pytest.approx(1.0) and e[5] == 0.0
+
+
+def test_method2_player_folds_to_genbutsu_against_a_riichi_with_a_poor_hand(est):
+    agent = _riichi_table(est)
+    agent.method2 = True
+    choice = agent.act(discard_legal(agent))
+    assert agent.stats["method2"] == 1
+    st = agent.state
+    passed = [x.kind for x in st.discards[1]] + [x.kind for j in (2, 3) for x in st.discards[j][4:]] \
+        + [x.kind for x in st.discards[0][5:]]
+    assert mjai_to_kind(choice["pai"]) in passed, agent.explain()
+
+
+def test_scenario_rows_of_a_real_game_carry_its_endings():
+    """Rows of a phoenix game: one per valued 2-3 shanten decision, labelled with how that
+    seat's hand really ended; passes and calls (with the discard after the call) among them."""
+    from game.records import read_events
+    from player.calibration import realised_endings
+    from player.scenario_data import build
+
+    path = sorted(PHOENIX.glob("*.xml"))[0]
+    arrays = build([str(path)], "mdp:hanchan=1", every=3)
+    X, y = arrays["X"], arrays["y"]
+    assert X.shape == (len(y), len(SCENARIO_FEATURES)) and len(y) > 20
+    assert set(arrays["shanten"].tolist()) <= {2, 3}
+    ends = set(realised_endings(read_events(str(path))).values())
+    assert set(y.tolist()) <= ends
+    melds = X[:, list(SCENARIO_FEATURES).index("melds")]
+    assert np.isfinite(X).all() and (melds >= 0).all()
