@@ -42,6 +42,8 @@ WIN, LOSE, OTHER, TW, NW, FOLD = range(N_OUT)
 
 
 _EMPTY = -1
+#: The longest horizon: the policy's folds and marks keep one bit per turn in an int64.
+MAX_T = 62
 
 
 @numba.njit(cache=True, inline="always")
@@ -192,12 +194,89 @@ def _q(gl, ma, mb, VF, bp, h_succ, m):
     return gl * ma[m] + (1.0 - gl * (1.0 - mb[m])) * VF[bp + h_succ[m]]
 
 
+@numba.njit(cache=True, inline="always")
+def _tsumo(allow_win, tsumo_forced, wi, u_tsumo, vh):
+    """Eq. 6: the draw wins (``wi``: its win, -1 none; NaN: no yaku) and the win is taken over
+    the best discard ``vh`` (ties go to the win)."""
+    return allow_win and wi >= 0 and u_tsumo[wi] == u_tsumo[wi] and (tsumo_forced or u_tsumo[wi] >= vh)
+
+
+@numba.njit(cache=True, inline="always")
+def _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0, VH, ronv, ku, kr,
+           kp, kpg, kc, kcg):
+    """The options of state ``s`` at an opponent's discard, per discarded kind ``ku[i]``: the
+    ron payoff ``kr`` (NaN: none) and the best pon / chi (Eq. 10: ``kp``/``kc``, their groups
+    ``kpg``/``kcg``, -inf and -1 for none); ``VH`` must hold the values of ``s``'s call groups.
+    ``ronv`` is 34 NaNs on entry and on return. Returns the count of kinds."""
+    nk = 0
+    if allow_win:
+        for wi in range(win_ptr[s], win_ptr[s + 1]):
+            u = win_tile[wi]
+            if ron_ok[u] and u_ron[wi] == u_ron[wi]:
+                ronv[u] = u_ron[wi]
+    cc = call_ptr[s]
+    ce = call_ptr[s + 1]
+    while cc < ce:  # calls, grouped by kind
+        u = call_tile[cc]
+        kp[nk] = -np.inf
+        kpg[nk] = -1
+        kc[nk] = -np.inf
+        kcg[nk] = -1
+        while cc < ce and call_tile[cc] == u:
+            g = call_g0 + cc
+            if call_chi[cc]:
+                if VH[g] > kc[nk]:
+                    kc[nk] = VH[g]
+                    kcg[nk] = g
+            elif VH[g] > kp[nk]:
+                kp[nk] = VH[g]
+                kpg[nk] = g
+            cc += 1
+        ku[nk] = u
+        kr[nk] = ronv[u]
+        ronv[u] = np.nan
+        nk += 1
+    if allow_win:  # the kinds with a ron and no call
+        for wi in range(win_ptr[s], win_ptr[s + 1]):
+            u = win_tile[wi]
+            if ronv[u] == ronv[u]:
+                ku[nk] = u
+                kr[nk] = ronv[u]
+                ronv[u] = np.nan
+                kp[nk] = -np.inf
+                kpg[nk] = -1
+                kc[nk] = -np.inf
+                kcg[nk] = -1
+                nk += 1
+    return nk
+
+
+@numba.njit(cache=True, inline="always")
+def _choose(base, r, vp, gp, vc, gc, cw):
+    """The best answer to one discarded kind (Eq. 10 with ron): ``(v0, a0)`` of ron / pass / pon
+    and ``(v1, a1)`` with chi too (taken only if ``cw > 0``); ``a``: -2 ron, -1 pass, else the
+    call's group. Ties keep the earlier option (pass, then ron, then pon)."""
+    v0 = base
+    a0 = -1
+    if r == r and r > v0:
+        v0 = r
+        a0 = -2
+    if vp > v0:
+        v0 = vp
+        a0 = gp
+    v1 = v0
+    a1 = a0
+    if cw > 0.0 and vc > v1:
+        v1 = vc
+        a1 = gc
+    return v0, a0, v1, a1
+
+
 @numba.njit(cache=True)
-def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, ma, mb,
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
-                 v_stop,
-                 allow_win, allow_stop, tsumo_forced, track, omap, kmax, hk, VF, ED, PF_out, PD_out):
+                 v_stop, allow_win, allow_stop, tsumo_forced, kmax, hk, VF, ED, stops):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
@@ -214,11 +293,225 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
     are not solved (their values stay 0: nothing reaches them). A NaN win
     payoff is no win (an open hand without yaku). ``VF``, ``ED`` and ``v_stop`` are flat
     turn-major arrays: entry ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member,
-    k-1]`` stay within one row. With ``track``, ``PF_out[0]``/``PF_out[1]`` receive the ending
-    probabilities (n, N_OUT) of the tau_F states at ``k = T-1`` and ``k = T``, and ``PD_out``
-    those of passing (``ED``); ``omap`` gives each ending its slot in the kernel's arrays, -1
-    for the endings these parameters cannot reach. State ``s`` is solved for ``k <= kmax[s]``
+    k-1]`` stay within one row. Bit ``k`` of ``stops[s]`` is set where the fold is taken
+    (the policy that :func:`endings_kernel` follows). State ``s`` is solved for ``k <= kmax[s]``
     and group ``h`` for ``k <= hk[h]`` only (:func:`needed_turns`; ``T`` everywhere solves all).
+    """
+    n = tenpai.shape[0]
+    VH = np.empty(nh)
+    ronv = np.full(34, np.nan)
+    ku = np.empty(34, np.int64)   # per discarded kind: the kind, ron, best pon / chi and group
+    kr = np.empty(34)
+    kp = np.empty(34)
+    kc = np.empty(34)
+    kpg = np.empty(34, np.int64)
+    kcg = np.empty(34, np.int64)
+    stops[:] = 0
+    for s in range(n):
+        # the horizon: the washout, unless another wins after i's last discard (p_other[T])
+        c = cls[s]
+        po = p_other[c, T]
+        VF[s] = po * u_other[c] + (1.0 - po) * (u_tw[c] if tenpai[s] else u_nw[c])
+        ED[s] = VF[s]
+    for k in range(1, T + 1):
+        nn = T - k
+        bp = (k - 1) * n
+        bc = k * n
+        # deal-in chances of this turn's discards: P_L(t) g_lose[n] (the opponents' tenpai grows)
+        gl = g_lose[nn]
+        # Eq. 7 once per after-draw hand, Eq. 10 once per after-call hand
+        for h in range(nh):
+            if skip_locked and h_cls[h] == 1:
+                VH[h] = 0.0
+                continue
+            if k > hk[h]:
+                continue
+            best = _q(gl, ma, mb, VF, bp, h_succ, h_ptr[h])
+            for m in range(h_ptr[h] + 1, h_ptr[h + 1]):
+                best = max(best, _q(gl, ma, mb, VF, bp, h_succ, m))
+            VH[h] = best
+        for s in range(n):
+            c = cls[s]
+            if skip_locked and c == 1:
+                VF[bc + s] = 0.0
+                ED[bc + s] = 0.0
+                continue
+            if k > kmax[s]:
+                continue
+            # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
+            ed = gl * A[s] + (B[s] + L[s] - gl * L[s]) * VF[bp + s]
+            for x in range(live_ptr[s], live_ptr[s + 1]):
+                wi = live_win[x]
+                if _tsumo(allow_win, tsumo_forced, wi, u_tsumo, VH[live_h[x]]):
+                    ed += live_w[x] * u_tsumo[wi]
+                else:
+                    ed += live_w[x] * VH[live_h[x]]
+            ED[bc + s] = ed
+            # Eq. 8: continue -> other win / early end / the opponents' discards (ron, take or
+            # pass each), the last (before our draw) first
+            nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0, VH,
+                        ronv, ku, kr, kp, kpg, kc, kcg)
+            vr = ed
+            for j in range(node_chi.shape[0] - 1, -1, -1):
+                cw = node_chi[j]
+                base = vr
+                for i in range(nk):
+                    pu = p_disc[c, ku[i]]
+                    if kr[i] == kr[i]:
+                        pu *= ron_scale[c]
+                    if pu == 0.0:
+                        continue
+                    v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
+                    vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
+            po = p_other[c, nn]
+            pe = p_end[c, nn]
+            uw = u_tw[c] if tenpai[s] else u_nw[c]
+            cont = po * u_other[c] + (1.0 - po) * (pe * uw + (1.0 - pe) * vr)
+            if allow_stop and v_stop[bc + s] > cont:
+                VF[bc + s] = v_stop[bc + s]
+                stops[s] |= 1 << k
+            else:
+                VF[bc + s] = cont
+
+
+@numba.njit(cache=True, inline="always")
+def _group(h, k, gl, ma, mb, VF, bp, h_ptr, h_succ, VH, GA, TIE, seen):
+    """Eq. 7 / Eq. 10 at group ``h`` and turn ``k`` from the solved ``VF``, once per turn
+    (``seen``): its value ``VH``, its first best member ``GA`` and whether another ties
+    (``TIE``), in :func:`solve_kernel`'s order of evaluation, so the values are equal bit for bit."""
+    if seen[h] == k:
+        return
+    seen[h] = k
+    m0 = h_ptr[h]
+    best = _q(gl, ma, mb, VF, bp, h_succ, m0)
+    arg = m0
+    tie = False
+    for m in range(m0 + 1, h_ptr[h + 1]):
+        v = _q(gl, ma, mb, VF, bp, h_succ, m)
+        if v > best:
+            best = v
+            arg = m
+            tie = False
+        elif v == best:
+            tie = True
+    VH[h] = best
+    GA[h] = arg
+    TIE[h] = tie
+
+
+@numba.njit(cache=True, inline="always")
+def _draw_arg(h, mo, gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ, h_decl, VH, GA, TIE):
+    """The member a draw into group ``h`` discards into (its own member ``mo``): ties go to
+    discarding the drawn tile, then to riichi with it, then to the first best member (the
+    lowest kind)."""
+    arg = GA[h]
+    if TIE[h] and mo != arg:
+        if _q(gl, ma, mb, VF, bp, h_succ, mo) == VH[h]:
+            arg = mo
+        elif (mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
+              and _q(gl, ma, mb, VF, bp, h_succ, mo + 1) == VH[h]):
+            arg = mo + 1
+    return arg
+
+
+@numba.njit(cache=True)
+def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb, win_ptr,
+                 win_tile, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T, g_lose, p_disc,
+                 ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, VF, ED, stops, marks):
+    """The (state, ``k``) pairs whose ending probabilities the seeds need under the solved policy.
+
+    On entry bit ``k`` of ``marks[s]`` is set at the seeds; walking the turns down from ``T``,
+    every marked pair marks at ``k - 1`` the states its policy moves into: itself by its lumped
+    draws, the member each live draw discards into (unless it tsumos), the member of each call
+    it takes at an opponent's discard (nothing past a fold). The draws of the pairs of the top
+    two turns are followed even past a fold, for the probabilities of passing (``PD``). These
+    are the only pairs :func:`endings_kernel` reads: the policy picks one member per group, so
+    they are a fraction of the pairs the values need (:func:`needed_turns`).
+    """
+    n = cls.shape[0]
+    VH = np.empty(nh)
+    GA = np.empty(nh, np.int64)
+    TIE = np.empty(nh, np.bool_)
+    seen = np.full(nh, -1, np.int64)
+    ronv = np.full(34, np.nan)
+    ku = np.empty(34, np.int64)
+    kr = np.empty(34)
+    kp = np.empty(34)
+    kc = np.empty(34)
+    kpg = np.empty(34, np.int64)
+    kcg = np.empty(34, np.int64)
+    for k in range(T, 0, -1):
+        bp = (k - 1) * n
+        bc = k * n
+        gl = g_lose[T - k]
+        low = 1 << (k - 1)
+        for s in range(n):
+            if not (marks[s] >> k) & 1:
+                continue
+            c = cls[s]
+            if skip_locked and c == 1:
+                continue
+            stop = (stops[s] >> k) & 1
+            if stop and k < T - 1:
+                continue
+            if B[s] + L[s] - gl * L[s] != 0.0:
+                marks[s] |= low
+            for x in range(live_ptr[s], live_ptr[s + 1]):
+                h = live_h[x]
+                _group(h, k, gl, ma, mb, VF, bp, h_ptr, h_succ, VH, GA, TIE, seen)
+                if not _tsumo(allow_win, tsumo_forced, live_win[x], u_tsumo, VH[h]):
+                    marks[h_succ[_draw_arg(h, live_m[x], gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ, h_decl, VH, GA,
+                                           TIE)]] |= low
+            if stop:
+                continue
+            for cc in range(call_ptr[s], call_ptr[s + 1]):
+                _group(call_g0 + cc, k, gl, ma, mb, VF, bp, h_ptr, h_succ, VH, GA, TIE, seen)
+            nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0, VH,
+                        ronv, ku, kr, kp, kpg, kc, kcg)
+            vr = ED[bc + s]
+            for j in range(node_chi.shape[0] - 1, -1, -1):
+                cw = node_chi[j]
+                base = vr
+                for i in range(nk):
+                    pu = p_disc[c, ku[i]]
+                    if kr[i] == kr[i]:
+                        pu *= ron_scale[c]
+                    if pu == 0.0:
+                        continue
+                    v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
+                    vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
+                    if a0 >= 0 and pu * (1.0 - cw) != 0.0:
+                        marks[h_succ[GA[a0]]] |= low
+                    if a1 >= 0 and pu * cw != 0.0:
+                        marks[h_succ[GA[a1]]] |= low
+
+
+@numba.njit(cache=True, inline="always")
+def _after(ph, arg, gl, mb, pf, prev, h_succ, iL, no):
+    """``ph``: the endings after discarding into member ``arg`` (Eq. 7's ``P_L`` deals in, else
+    the member's tau_F endings at ``k - 1``)."""
+    keep = 1.0 - gl * (1.0 - mb[arg])
+    nxt = h_succ[arg]
+    for o in range(no):
+        ph[o] = keep * pf[prev, nxt, o]
+    if iL >= 0:
+        ph[iL] += gl * (1.0 - mb[arg])
+
+
+@numba.njit(cache=True)
+def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+                   win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
+                   g_lose, p_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
+                   VF, ED, stops, marks, PF_out, PD_out):
+    """The ending probabilities (``OUTCOMES``) under the solved policy at the marked pairs.
+
+    Eqs. 6-10 with each max replaced by the action that :func:`solve_kernel` took (its
+    decisions re-taken from ``VF``/``ED`` in its order of evaluation, the folds from
+    ``stops``), from ``k = 0`` up: at the pairs of :func:`policy_marks` only, which read no
+    other. ``PF_out[0]``/``PF_out[1]`` receive the probabilities (n, N_OUT) of the marked tau_F
+    states at ``k = T-1`` and ``k = T``, ``PD_out`` those of passing (``ED``); the rows of the
+    others stay as they are. ``omap`` gives each ending its slot in the kernel's arrays, -1
+    for the endings these parameters cannot reach.
     """
     n = tenpai.shape[0]
     no = 0
@@ -231,233 +524,119 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
     iT = omap[TW]
     iN = omap[NW]
     iF = omap[FOLD]
-    pf = np.zeros((2, n if track else 1, no))
+    pf = np.zeros((2, n, no))
     VH = np.empty(nh)
-    PH = np.zeros((nh if track else 1, no))
-    GA = np.zeros(nh if track else 1, np.int32)  # the first best member of each group
-    TIE = np.zeros(nh if track else 1, np.bool_)  # another member is as good
+    GA = np.empty(nh, np.int64)
+    TIE = np.empty(nh, np.bool_)
+    seen = np.full(nh, -1, np.int64)
     ph = np.zeros(no)
     pd = np.zeros(no)
     pv = np.zeros(no)
     pb = np.zeros(no)
     ronv = np.full(34, np.nan)
-    ku = np.empty(34, np.int64)   # per discarded kind: the kind, ron, best pon / chi and group
+    ku = np.empty(34, np.int64)
     kr = np.empty(34)
     kp = np.empty(34)
     kc = np.empty(34)
     kpg = np.empty(34, np.int64)
     kcg = np.empty(34, np.int64)
     for s in range(n):
-        # the horizon: the washout, unless another wins after i's last discard (p_other[T])
-        c = cls[s]
-        po = p_other[c, T]
-        VF[s] = po * u_other[c] + (1.0 - po) * (u_tw[c] if tenpai[s] else u_nw[c])
-        ED[s] = VF[s]
-        if track:
+        if marks[s] & 1:
+            # the horizon: the washout, unless another wins after i's last discard (p_other[T])
+            po = p_other[cls[s], T]
             pf[0, s, iT if tenpai[s] else iN] = 1.0 - po
             if iO >= 0:
                 pf[0, s, iO] += po
-    if track and T == 1:
-        _put(PF_out, 0, pf, 0, omap)
-        _put(PD_out, 0, pf, 0, omap)
+    if T == 1:
+        _put(PF_out, 0, pf, 0, omap, marks, 0)
+        _put(PD_out, 0, pf, 0, omap, marks, 0)
     for k in range(1, T + 1):
         nn = T - k
         cur = k & 1
         prev = 1 - cur
         bp = (k - 1) * n
         bc = k * n
-        # deal-in chances of this turn's discards: P_L(t) g_lose[n] (the opponents' tenpai grows)
         gl = g_lose[nn]
-        # Eq. 7 once per after-draw hand, Eq. 10 once per after-call hand
-        for h in range(nh):
-            if skip_locked and h_cls[h] == 1:
-                VH[h] = 0.0
-                continue
-            if k > hk[h]:
-                continue
-            m0 = h_ptr[h]
-            best = _q(gl, ma, mb, VF, bp, h_succ, m0)
-            arg = m0
-            if track:
-                tie = False
-                for m in range(m0 + 1, h_ptr[h + 1]):
-                    v = _q(gl, ma, mb, VF, bp, h_succ, m)
-                    if v > best:
-                        best = v
-                        arg = m
-                        tie = False
-                    elif v == best:
-                        tie = True
-                GA[h] = arg
-                TIE[h] = tie
-                nxt = h_succ[arg]
-                for o in range(no):
-                    PH[h, o] = (1.0 - gl * (1.0 - mb[arg])) * pf[prev, nxt, o]
-                if iL >= 0:
-                    PH[h, iL] += gl * (1.0 - mb[arg])
-            else:
-                for m in range(m0 + 1, h_ptr[h + 1]):
-                    best = max(best, _q(gl, ma, mb, VF, bp, h_succ, m))
-            VH[h] = best
         for s in range(n):
+            if not (marks[s] >> k) & 1:
+                continue
             c = cls[s]
             if skip_locked and c == 1:
-                VF[bc + s] = 0.0
-                ED[bc + s] = 0.0
                 continue
-            if k > kmax[s]:
-                continue
-            # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
-            bs = B[s] + L[s] - gl * L[s]
-            ed = gl * A[s] + bs * VF[bp + s]
-            if track:
+            stop = (stops[s] >> k) & 1
+            if stop and k < T - 1:
                 for o in range(no):
-                    pd[o] = bs * pf[prev, s, o]
-                if iL >= 0:
-                    pd[iL] += gl * L[s]
+                    pf[cur, s, o] = 0.0
+                pf[cur, s, iF] = 1.0
+                continue
+            # Eq. 9: the lumped draws, then each live draw's tsumo or discard
+            bs = B[s] + L[s] - gl * L[s]
+            for o in range(no):
+                pd[o] = bs * pf[prev, s, o]
+            if iL >= 0:
+                pd[iL] += gl * L[s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 w = live_w[x]
-                wi = live_win[x]
                 h = live_h[x]
-                if allow_win and wi >= 0 and u_tsumo[wi] == u_tsumo[wi] and (tsumo_forced or u_tsumo[wi] >= VH[h]):
-                    ed += w * u_tsumo[wi]
-                    if track:
-                        pd[iW] += w
+                _group(h, k, gl, ma, mb, VF, bp, h_ptr, h_succ, VH, GA, TIE, seen)
+                if _tsumo(allow_win, tsumo_forced, live_win[x], u_tsumo, VH[h]):
+                    pd[iW] += w
                 else:
-                    ed += w * VH[h]
-                    if track:
-                        # ties go to discarding the drawn tile, then to riichi with it, then
-                        # to the group's first best member (the lowest kind)
-                        arg = GA[h]
-                        mo = live_m[x]
-                        if TIE[h] and mo != arg:
-                            if _q(gl, ma, mb, VF, bp, h_succ, mo) == VH[h]:
-                                arg = mo
-                            elif (mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
-                                  and _q(gl, ma, mb, VF, bp, h_succ, mo + 1) == VH[h]):
-                                arg = mo + 1
-                        if arg == GA[h]:
-                            for o in range(no):
-                                pd[o] += w * PH[h, o]
-                        else:
-                            nxt = h_succ[arg]
-                            for o in range(no):
-                                ph[o] = (1.0 - gl * (1.0 - mb[arg])) * pf[prev, nxt, o]
-                            if iL >= 0:
-                                ph[iL] += gl * (1.0 - mb[arg])
-                            for o in range(no):
-                                pd[o] += w * ph[o]
-            ED[bc + s] = ed
-            # Eq. 8: continue -> other win / early end / the opponents' discards (ron, take or
-            # pass each); first the options per discarded kind: ron, the best pon, the best chi
-            nk = 0
-            if allow_win:
-                for wi in range(win_ptr[s], win_ptr[s + 1]):
-                    u = win_tile[wi]
-                    if ron_ok[u] and u_ron[wi] == u_ron[wi]:
-                        ronv[u] = u_ron[wi]
-            cc = call_ptr[s]
-            ce = call_ptr[s + 1]
-            while cc < ce:  # calls, grouped by kind
-                u = call_tile[cc]
-                kp[nk] = -np.inf
-                kpg[nk] = -1
-                kc[nk] = -np.inf
-                kcg[nk] = -1
-                while cc < ce and call_tile[cc] == u:
-                    g = call_g0 + cc
-                    if call_chi[cc]:
-                        if VH[g] > kc[nk]:
-                            kc[nk] = VH[g]
-                            kcg[nk] = g
-                    elif VH[g] > kp[nk]:
-                        kp[nk] = VH[g]
-                        kpg[nk] = g
-                    cc += 1
-                ku[nk] = u
-                kr[nk] = ronv[u]
-                ronv[u] = np.nan
-                nk += 1
-            if allow_win:  # the kinds with a ron and no call
-                for wi in range(win_ptr[s], win_ptr[s + 1]):
-                    u = win_tile[wi]
-                    if ronv[u] == ronv[u]:
-                        ku[nk] = u
-                        kr[nk] = ronv[u]
-                        ronv[u] = np.nan
-                        kp[nk] = -np.inf
-                        kpg[nk] = -1
-                        kc[nk] = -np.inf
-                        kcg[nk] = -1
-                        nk += 1
-            # the discards of the turn, the last (before our draw) first: each kind's best of
-            # pass / ron / pon, and chi with weight node_chi[j] (the left player's share)
-            vr = ed
-            if track:
-                for o in range(no):  # loops, not slices: a slice is an array object per state
-                    pv[o] = pd[o]
+                    arg = _draw_arg(h, live_m[x], gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ, h_decl, VH, GA, TIE)
+                    _after(ph, arg, gl, mb, pf, prev, h_succ, iL, no)
+                    for o in range(no):
+                        pd[o] += w * ph[o]
+            if k >= T - 1:
+                for o in range(N_OUT):
+                    PD_out[k - T + 1, s, o] = pd[omap[o]] if omap[o] >= 0 else 0.0
+            if stop:
+                for o in range(no):
+                    pf[cur, s, o] = 0.0
+                pf[cur, s, iF] = 1.0
+                continue
+            # Eq. 8: the opponents' discards, the last first, each answered as solve_kernel did
+            for cc in range(call_ptr[s], call_ptr[s + 1]):
+                _group(call_g0 + cc, k, gl, ma, mb, VF, bp, h_ptr, h_succ, VH, GA, TIE, seen)
+            nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0, VH,
+                        ronv, ku, kr, kp, kpg, kc, kcg)
+            vr = ED[bc + s]
+            for o in range(no):  # loops, not slices: a slice is an array object per state
+                pv[o] = pd[o]
             for j in range(node_chi.shape[0] - 1, -1, -1):
                 cw = node_chi[j]
                 base = vr
-                if track:
-                    for o in range(no):
-                        pb[o] = pv[o]
+                for o in range(no):
+                    pb[o] = pv[o]
                 for i in range(nk):
                     pu = p_disc[c, ku[i]]
                     if kr[i] == kr[i]:
                         pu *= ron_scale[c]
                     if pu == 0.0:
                         continue
-                    # action a0 of the best of ron / pass / pon (-2 ron, -1 pass, else group)
-                    v0 = base
-                    a0 = -1
-                    if kr[i] == kr[i] and kr[i] > v0:
-                        v0 = kr[i]
-                        a0 = -2
-                    if kp[i] > v0:
-                        v0 = kp[i]
-                        a0 = kpg[i]
-                    v1 = v0
-                    a1 = a0
-                    if cw > 0.0 and kc[i] > v1:
-                        v1 = kc[i]
-                        a1 = kcg[i]
+                    v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
                     vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
-                    if track:
-                        for br in range(2):
-                            a = a0 if br == 0 else a1
-                            wgt = pu * ((1.0 - cw) if br == 0 else cw)
-                            if wgt == 0.0:
-                                continue
-                            if a == -2:
-                                pv[iW] += wgt
-                                for o in range(no):
-                                    pv[o] -= wgt * pb[o]
-                            elif a >= 0:
-                                for o in range(no):
-                                    pv[o] += wgt * (PH[a, o] - pb[o])
+                    for br in range(2):
+                        a = a0 if br == 0 else a1
+                        wgt = pu * ((1.0 - cw) if br == 0 else cw)
+                        if wgt == 0.0:
+                            continue
+                        if a == -2:
+                            pv[iW] += wgt
+                            for o in range(no):
+                                pv[o] -= wgt * pb[o]
+                        elif a >= 0:
+                            _after(ph, GA[a], gl, mb, pf, prev, h_succ, iL, no)
+                            for o in range(no):
+                                pv[o] += wgt * (ph[o] - pb[o])
             po = p_other[c, nn]
             pe = p_end[c, nn]
-            uw = u_tw[c] if tenpai[s] else u_nw[c]
-            cont = po * u_other[c] + (1.0 - po) * (pe * uw + (1.0 - pe) * vr)
-            stop = allow_stop and v_stop[bc + s] > cont
-            VF[bc + s] = v_stop[bc + s] if stop else cont
-            if track:
-                if stop:
-                    for o in range(no):
-                        pf[cur, s, o] = 0.0
-                    pf[cur, s, iF] = 1.0
-                else:
-                    for o in range(no):
-                        pf[cur, s, o] = (1.0 - po) * (1.0 - pe) * pv[o]
-                    if iO >= 0:
-                        pf[cur, s, iO] += po
-                    pf[cur, s, iT if tenpai[s] else iN] += (1.0 - po) * pe
-                if k >= T - 1:
-                    for o in range(N_OUT):
-                        PD_out[k - T + 1, s, o] = pd[omap[o]] if omap[o] >= 0 else 0.0
-        if track and k >= T - 1:
-            _put(PF_out, k - T + 1, pf, cur, omap)
+            for o in range(no):
+                pf[cur, s, o] = (1.0 - po) * (1.0 - pe) * pv[o]
+            if iO >= 0:
+                pf[cur, s, iO] += po
+            pf[cur, s, iT if tenpai[s] else iN] += (1.0 - po) * pe
+        if k >= T - 1:
+            _put(PF_out, k - T + 1, pf, cur, omap, marks, k)
 
 
 @numba.njit(cache=True)
@@ -508,11 +687,12 @@ def _visit(h, k, hk, kmax, h_ptr, h_succ, queue, tail):
 
 
 @numba.njit(cache=True)
-def _put(out, i, pf, layer, omap):
-    """``out[i]`` (n, N_OUT) from the compact layer ``pf[layer]``."""
+def _put(out, i, pf, layer, omap, marks, k):
+    """``out[i]`` (n, N_OUT) from the compact layer ``pf[layer]``, at the states marked at ``k``."""
     for s in range(out.shape[1]):
-        for o in range(N_OUT):
-            out[i, s, o] = pf[layer, s, omap[o]] if omap[o] >= 0 else 0.0
+        if (marks[s] >> k) & 1:
+            for o in range(N_OUT):
+                out[i, s, o] = pf[layer, s, omap[o]] if omap[o] >= 0 else 0.0
 
 
 def draw_groups(graph) -> tuple:
@@ -588,7 +768,11 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     ``p_disc`` of the kinds a state can ron (the opponents hold back tiles that look
     dangerous; within [0, 1]). ``root_only``: solve only the (state, ``k``) pairs that the
     root's actions read (:func:`needed_turns`; the same numbers for them, about a third less
-    work); the others are NaN in ``VF``/``ED`` and meaningless in ``PF``/``PD``.
+    work); the others are NaN in ``VF``/``ED``. With ``track`` the ending probabilities are
+    computed after the values, at the pairs that the root's actions reach under the solved
+    policy (:func:`policy_marks`, :func:`endings_kernel`), and given for the pairs the root's
+    actions read: a ``3k+2`` root's discard states and twins at ``k = T-1``, a ``3k+1``
+    root (state 0) at ``T`` and its calls' states at ``T-1``; other rows are 0 or meaningless.
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
@@ -609,6 +793,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     else:
         raise ValueError(f"discards_per_turn must be 1 or 3, got {discards_per_turn}")
     g_lose = np.ones(T) if g_lose is None else np.ascontiguousarray(g_lose, dtype=np.float64)
+    if not 1 <= T <= MAX_T:
+        raise ValueError(f"T must be within 1..{MAX_T} (a bit of a 64-bit mask per turn), got {T}")
     if g_lose.shape != (T,) or not (g_lose > 0).all():
         raise ValueError(f"g_lose must hold T = {T} positive numbers, got {g_lose!r}")
     for key, arr in (("p_other", base["p_other"]), ("riichi p_other", lk["p_other"])):
@@ -632,23 +818,43 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
                live_ptr, live_w, live_h, live_win, live_m, A, B, L, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
+    # the pairs the root's actions read: a 3k+2 root its discards' states (and twins) at T-1,
+    # a 3k+1 root itself at T and its calls' states at T-1
+    if len(graph.root_discards):
+        seeds = np.concatenate([graph.root_succ, graph.twin[graph.root_succ]])
+        seeds, top = seeds[seeds >= 0].astype(np.int64), T - 1
+        calls0 = seeds[:0]
+    else:
+        seeds, top = np.zeros(1, np.int64), T
+        calls0 = graph.call_mem_succ[graph.call_mem[call_ptr[0]]:graph.call_mem[call_ptr[1]]].astype(np.int64)
     kmax, hk = np.full(n, T, np.int64), np.full(h_ptr.shape[0] - 1, T, np.int64)
     if root_only:
-        if len(graph.root_discards):  # a 3k+2 root reads its discards' states (and twins) at T-1
-            seeds, top = np.concatenate([graph.root_succ, graph.twin[graph.root_succ]]), T - 1
-            seeds = seeds[seeds >= 0]
-        else:
-            seeds, top = np.zeros(1, np.int32), T
-        needed_turns(seeds.astype(np.int64), top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk)
-    solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr, h_tile, h_succ, h_decl,
-                 ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, cls, h_cls, riichi is None, call_ptr,
-                 graph.call_tile,
-                 graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["u_other"], two["p_end"],
-                 two["u_tw"], two["u_nw"], two["p_disc"], two["ron_scale"],
-                 np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
-                 bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track),
-                 _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), kmax, hk, VF.reshape(-1),
-                 ED.reshape(-1), PF, PD)
+        needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk)
+    stops = np.empty(n, np.int64)
+    f64 = (g_lose, two["p_other"], two["u_other"], two["p_end"], two["u_tw"], two["u_nw"], two["p_disc"],
+           two["ron_scale"])
+    ron_ok, u_tsumo, u_ron = np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron)
+    skip_locked = riichi is None
+    solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, ma, mb, graph.win_ptr,
+                 graph.win_tile, graph.tenpai, cls, h_cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
+                 call_g0, node_chi, int(T), *f64, ron_ok, u_tsumo, u_ron, v_stop.reshape(-1), bool(allow_win),
+                 bool(allow_stop), bool(tsumo_forced), kmax, hk, VF.reshape(-1), ED.reshape(-1), stops)
+    if track:
+        # values first, then the endings of the pairs that the root's actions reach under the
+        # now fixed policy (one member per group: a fraction of the pairs the values need)
+        marks = np.zeros(n, np.int64)
+        marks[seeds] |= 1 << top
+        marks[calls0] |= 1 << (T - 1)
+        policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+                     graph.win_ptr, graph.win_tile, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
+                     call_g0, node_chi, int(T), g_lose, two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron,
+                     bool(allow_win), bool(tsumo_forced), VF.reshape(-1), ED.reshape(-1), stops, marks)
+        endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+                       graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
+                       graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["p_end"],
+                       two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron, bool(allow_win), bool(tsumo_forced),
+                       _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), VF.reshape(-1),
+                       ED.reshape(-1), stops, marks, PF, PD)
     # (n, T+1) views of the turn-major arrays
     return VF.T, ED.T, PF, PD
 
