@@ -276,7 +276,7 @@ def _choose(base, r, vp, gp, vc, gc, cw):
 def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, ma, mb,
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
-                 v_stop, allow_win, allow_stop, tsumo_forced, kmax, hk, VF, ED, stops):
+                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, hk, VF, ED, stops, hbest):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
@@ -293,8 +293,10 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
     are not solved (their values stay 0: nothing reaches them). A NaN win
     payoff is no win (an open hand without yaku). ``VF``, ``ED`` and ``v_stop`` are flat
     turn-major arrays: entry ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member,
-    k-1]`` stay within one row. Bit ``k`` of ``stops[s]`` is set where the fold is taken
-    (the policy that :func:`endings_kernel` follows). State ``s`` is solved for ``k <= kmax[s]``
+    k-1]`` stay within one row. The policy, for :func:`endings_kernel`: bit ``k`` of
+    ``stops[s]`` is set where the fold is taken, and with ``track`` ``hbest[(k-1) * nh + h]``
+    is the first best member of group ``h`` at ``k`` (``-1 - member`` where another ties).
+    State ``s`` is solved for ``k <= kmax[s]``
     and group ``h`` for ``k <= hk[h]`` only (:func:`needed_turns`; ``T`` everywhere solves all).
     """
     n = tenpai.shape[0]
@@ -326,9 +328,23 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
                 continue
             if k > hk[h]:
                 continue
-            best = _q(gl, ma, mb, VF, bp, h_succ, h_ptr[h])
-            for m in range(h_ptr[h] + 1, h_ptr[h + 1]):
-                best = max(best, _q(gl, ma, mb, VF, bp, h_succ, m))
+            m0 = h_ptr[h]
+            best = _q(gl, ma, mb, VF, bp, h_succ, m0)
+            if track:
+                arg = m0
+                tie = False
+                for m in range(m0 + 1, h_ptr[h + 1]):
+                    v = _q(gl, ma, mb, VF, bp, h_succ, m)
+                    if v > best:
+                        best = v
+                        arg = m
+                        tie = False
+                    elif v == best:
+                        tie = True
+                hbest[(k - 1) * nh + h] = -1 - arg if tie else arg
+            else:
+                for m in range(m0 + 1, h_ptr[h + 1]):
+                    best = max(best, _q(gl, ma, mb, VF, bp, h_succ, m))
             VH[h] = best
         for s in range(n):
             c = cls[s]
@@ -375,49 +391,47 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
 
 
 @numba.njit(cache=True, inline="always")
-def _group(h, k, gl, ma, mb, VF, bp, h_ptr, h_succ, VH, GA, TIE, seen):
-    """Eq. 7 / Eq. 10 at group ``h`` and turn ``k`` from the solved ``VF``, once per turn
-    (``seen``): its value ``VH``, its first best member ``GA`` and whether another ties
-    (``TIE``), in :func:`solve_kernel`'s order of evaluation, so the values are equal bit for bit."""
-    if seen[h] == k:
-        return
-    seen[h] = k
-    m0 = h_ptr[h]
-    best = _q(gl, ma, mb, VF, bp, h_succ, m0)
-    arg = m0
-    tie = False
-    for m in range(m0 + 1, h_ptr[h + 1]):
-        v = _q(gl, ma, mb, VF, bp, h_succ, m)
-        if v > best:
-            best = v
-            arg = m
-            tie = False
-        elif v == best:
-            tie = True
-    VH[h] = best
-    GA[h] = arg
-    TIE[h] = tie
+def _member_of(code):
+    """The first best member from its ``hbest`` code (negative where another member ties)."""
+    return code if code >= 0 else -1 - code
 
 
 @numba.njit(cache=True, inline="always")
-def _draw_arg(h, mo, gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ, h_decl, VH, GA, TIE):
-    """The member a draw into group ``h`` discards into (its own member ``mo``): ties go to
-    discarding the drawn tile, then to riichi with it, then to the first best member (the
-    lowest kind)."""
-    arg = GA[h]
-    if TIE[h] and mo != arg:
-        if _q(gl, ma, mb, VF, bp, h_succ, mo) == VH[h]:
-            arg = mo
-        elif (mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
-              and _q(gl, ma, mb, VF, bp, h_succ, mo + 1) == VH[h]):
-            arg = mo + 1
+def _draw_arg(code, h, mo, gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ, h_decl):
+    """The member a draw into group ``h`` (``hbest`` code ``code``) discards into, its own
+    member being ``mo``: ties go to discarding the drawn tile, then to riichi with it, then to
+    the first best member (the lowest kind)."""
+    if code >= 0:
+        return code
+    arg = -1 - code
+    if mo != arg:
+        vh = _q(gl, ma, mb, VF, bp, h_succ, arg)
+        if _q(gl, ma, mb, VF, bp, h_succ, mo) == vh:
+            return mo
+        if (mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
+                and _q(gl, ma, mb, VF, bp, h_succ, mo + 1) == vh):
+            return mo + 1
     return arg
+
+
+@numba.njit(cache=True, inline="always")
+def _drawn_win(allow_win, tsumo_forced, wi, u_tsumo, gl, ma, mb, VF, bp, h_succ, code):
+    """:func:`_tsumo` of a live draw, the group's value (Eq. 7) taken from its best member."""
+    return wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, VF, bp, h_succ, _member_of(code)))
+
+
+@numba.njit(cache=True, inline="always")
+def _call_values(s, k, nh, gl, ma, mb, VF, bp, h_succ, call_ptr, call_g0, hbest, VH):
+    """``VH`` of state ``s``'s call groups at ``k`` (Eq. 10), each from its best member."""
+    for cc in range(call_ptr[s], call_ptr[s + 1]):
+        g = call_g0 + cc
+        VH[g] = _q(gl, ma, mb, VF, bp, h_succ, _member_of(hbest[(k - 1) * nh + g]))
 
 
 @numba.njit(cache=True)
 def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb, win_ptr,
                  win_tile, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T, g_lose, p_disc,
-                 ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, VF, ED, stops, marks):
+                 ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, VF, ED, stops, hbest, marks):
     """The (state, ``k``) pairs whose ending probabilities the seeds need under the solved policy.
 
     On entry bit ``k`` of ``marks[s]`` is set at the seeds; walking the turns down from ``T``,
@@ -426,13 +440,12 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
     it takes at an opponent's discard (nothing past a fold). The draws of the pairs of the top
     two turns are followed even past a fold, for the probabilities of passing (``PD``). These
     are the only pairs :func:`endings_kernel` reads: the policy picks one member per group, so
-    they are a fraction of the pairs the values need (:func:`needed_turns`).
+    they are a small part of the pairs the values need (:func:`needed_turns`). The policy is
+    :func:`solve_kernel`'s (``stops``, ``hbest``); the values it compares are recomputed in its
+    order of evaluation, so they are equal bit for bit.
     """
     n = cls.shape[0]
-    VH = np.empty(nh)
-    GA = np.empty(nh, np.int64)
-    TIE = np.empty(nh, np.bool_)
-    seen = np.full(nh, -1, np.int64)
+    VH = np.empty(nh)  # the call groups' values, per state
     ronv = np.full(34, np.nan)
     ku = np.empty(34, np.int64)
     kr = np.empty(34)
@@ -458,14 +471,13 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
                 marks[s] |= low
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 h = live_h[x]
-                _group(h, k, gl, ma, mb, VF, bp, h_ptr, h_succ, VH, GA, TIE, seen)
-                if not _tsumo(allow_win, tsumo_forced, live_win[x], u_tsumo, VH[h]):
-                    marks[h_succ[_draw_arg(h, live_m[x], gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ, h_decl, VH, GA,
-                                           TIE)]] |= low
+                code = hbest[(k - 1) * nh + h]
+                if not _drawn_win(allow_win, tsumo_forced, live_win[x], u_tsumo, gl, ma, mb, VF, bp, h_succ, code):
+                    marks[h_succ[_draw_arg(code, h, live_m[x], gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ,
+                                           h_decl)]] |= low
             if stop:
                 continue
-            for cc in range(call_ptr[s], call_ptr[s + 1]):
-                _group(call_g0 + cc, k, gl, ma, mb, VF, bp, h_ptr, h_succ, VH, GA, TIE, seen)
+            _call_values(s, k, nh, gl, ma, mb, VF, bp, h_succ, call_ptr, call_g0, hbest, VH)
             nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0, VH,
                         ronv, ku, kr, kp, kpg, kc, kcg)
             vr = ED[bc + s]
@@ -481,9 +493,9 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
                     v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
                     vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
                     if a0 >= 0 and pu * (1.0 - cw) != 0.0:
-                        marks[h_succ[GA[a0]]] |= low
+                        marks[h_succ[_member_of(hbest[(k - 1) * nh + a0])]] |= low
                     if a1 >= 0 and pu * cw != 0.0:
-                        marks[h_succ[GA[a1]]] |= low
+                        marks[h_succ[_member_of(hbest[(k - 1) * nh + a1])]] |= low
 
 
 @numba.njit(cache=True, inline="always")
@@ -502,12 +514,11 @@ def _after(ph, arg, gl, mb, pf, prev, h_succ, iL, no):
 def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
                    win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
                    g_lose, p_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
-                   VF, ED, stops, marks, PF_out, PD_out):
+                   VF, ED, stops, hbest, marks, PF_out, PD_out):
     """The ending probabilities (``OUTCOMES``) under the solved policy at the marked pairs.
 
-    Eqs. 6-10 with each max replaced by the action that :func:`solve_kernel` took (its
-    decisions re-taken from ``VF``/``ED`` in its order of evaluation, the folds from
-    ``stops``), from ``k = 0`` up: at the pairs of :func:`policy_marks` only, which read no
+    Eqs. 6-10 with each max replaced by the action that :func:`solve_kernel` took (``stops``,
+    ``hbest``; the rest re-taken from ``VF``/``ED`` in its order of evaluation), from ``k = 0`` up: at the pairs of :func:`policy_marks` only, which read no
     other. ``PF_out[0]``/``PF_out[1]`` receive the probabilities (n, N_OUT) of the marked tau_F
     states at ``k = T-1`` and ``k = T``, ``PD_out`` those of passing (``ED``); the rows of the
     others stay as they are. ``omap`` gives each ending its slot in the kernel's arrays, -1
@@ -525,10 +536,7 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
     iN = omap[NW]
     iF = omap[FOLD]
     pf = np.zeros((2, n, no))
-    VH = np.empty(nh)
-    GA = np.empty(nh, np.int64)
-    TIE = np.empty(nh, np.bool_)
-    seen = np.full(nh, -1, np.int64)
+    VH = np.empty(nh)  # the call groups' values, per state
     ph = np.zeros(no)
     pd = np.zeros(no)
     pv = np.zeros(no)
@@ -578,11 +586,11 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 w = live_w[x]
                 h = live_h[x]
-                _group(h, k, gl, ma, mb, VF, bp, h_ptr, h_succ, VH, GA, TIE, seen)
-                if _tsumo(allow_win, tsumo_forced, live_win[x], u_tsumo, VH[h]):
+                code = hbest[(k - 1) * nh + h]
+                if _drawn_win(allow_win, tsumo_forced, live_win[x], u_tsumo, gl, ma, mb, VF, bp, h_succ, code):
                     pd[iW] += w
                 else:
-                    arg = _draw_arg(h, live_m[x], gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ, h_decl, VH, GA, TIE)
+                    arg = _draw_arg(code, h, live_m[x], gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ, h_decl)
                     _after(ph, arg, gl, mb, pf, prev, h_succ, iL, no)
                     for o in range(no):
                         pd[o] += w * ph[o]
@@ -595,8 +603,7 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
                 pf[cur, s, iF] = 1.0
                 continue
             # Eq. 8: the opponents' discards, the last first, each answered as solve_kernel did
-            for cc in range(call_ptr[s], call_ptr[s + 1]):
-                _group(call_g0 + cc, k, gl, ma, mb, VF, bp, h_ptr, h_succ, VH, GA, TIE, seen)
+            _call_values(s, k, nh, gl, ma, mb, VF, bp, h_succ, call_ptr, call_g0, hbest, VH)
             nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0, VH,
                         ronv, ku, kr, kp, kpg, kc, kcg)
             vr = ED[bc + s]
@@ -625,7 +632,7 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
                             for o in range(no):
                                 pv[o] -= wgt * pb[o]
                         elif a >= 0:
-                            _after(ph, GA[a], gl, mb, pf, prev, h_succ, iL, no)
+                            _after(ph, _member_of(hbest[(k - 1) * nh + a]), gl, mb, pf, prev, h_succ, iL, no)
                             for o in range(no):
                                 pv[o] += wgt * (ph[o] - pb[o])
             po = p_other[c, nn]
@@ -831,6 +838,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     if root_only:
         needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk)
     stops = np.empty(n, np.int64)
+    hbest = np.empty(T * nh if track else 1, np.int32)
     f64 = (g_lose, two["p_other"], two["u_other"], two["p_end"], two["u_tw"], two["u_nw"], two["p_disc"],
            two["ron_scale"])
     ron_ok, u_tsumo, u_ron = np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron)
@@ -838,7 +846,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, ma, mb, graph.win_ptr,
                  graph.win_tile, graph.tenpai, cls, h_cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                  call_g0, node_chi, int(T), *f64, ron_ok, u_tsumo, u_ron, v_stop.reshape(-1), bool(allow_win),
-                 bool(allow_stop), bool(tsumo_forced), kmax, hk, VF.reshape(-1), ED.reshape(-1), stops)
+                 bool(allow_stop), bool(tsumo_forced), bool(track), kmax, hk, VF.reshape(-1), ED.reshape(-1), stops,
+                 hbest)
     if track:
         # values first, then the endings of the pairs that the root's actions reach under the
         # now fixed policy (one member per group: a fraction of the pairs the values need)
@@ -848,13 +857,13 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
         policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
                      graph.win_ptr, graph.win_tile, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                      call_g0, node_chi, int(T), g_lose, two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron,
-                     bool(allow_win), bool(tsumo_forced), VF.reshape(-1), ED.reshape(-1), stops, marks)
+                     bool(allow_win), bool(tsumo_forced), VF.reshape(-1), ED.reshape(-1), stops, hbest, marks)
         endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
                        graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
                        graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["p_end"],
                        two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron, bool(allow_win), bool(tsumo_forced),
                        _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), VF.reshape(-1),
-                       ED.reshape(-1), stops, marks, PF, PD)
+                       ED.reshape(-1), stops, hbest, marks, PF, PD)
     # (n, T+1) views of the turn-major arrays
     return VF.T, ED.T, PF, PD
 
