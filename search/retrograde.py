@@ -44,6 +44,8 @@ WIN, LOSE, OTHER, TW, NW, FOLD = range(N_OUT)
 _EMPTY = -1
 #: The longest horizon: the policy's folds and marks keep one bit per turn in an int64.
 MAX_T = 62
+#: The most members of a group: the solve keeps a group's tied members as bits of an int32.
+MAX_MEMBERS = 31
 
 
 @numba.njit(cache=True, inline="always")
@@ -207,7 +209,10 @@ def _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, 
     """The options of state ``s`` at an opponent's discard, per discarded kind ``ku[i]``: the
     ron payoff ``kr`` (NaN: none) and the best pon / chi (Eq. 10: ``kp``/``kc``, their groups
     ``kpg``/``kcg``, -inf and -1 for none); ``VH`` must hold the values of ``s``'s call groups.
-    ``ronv`` is 34 NaNs on entry and on return. Returns the count of kinds."""
+    ``ronv`` is 34 NaNs on entry and on return. Returns the count of kinds. :func:`solve_kernel`
+    has these lines inlined by hand: there this helper's array arguments cost a fifth more
+    time (reference counting at every state); the probability passes call it only for the
+    states with calls or wins."""
     nk = 0
     if allow_win:
         for wi in range(win_ptr[s], win_ptr[s + 1]):
@@ -293,11 +298,12 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
     are not solved (their values stay 0: nothing reaches them). A NaN win
     payoff is no win (an open hand without yaku). ``VF``, ``ED`` and ``v_stop`` are flat
     turn-major arrays: entry ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member,
-    k-1]`` stay within one row. The policy, for :func:`endings_kernel`: bit ``k`` of
-    ``stops[s]`` is set where the fold is taken, and with ``track`` ``hbest[(k-1) * nh + h]``
-    is the first best member of group ``h`` at ``k`` (``-1 - member`` where another ties).
-    State ``s`` is solved for ``k <= kmax[s]``
-    and group ``h`` for ``k <= hk[h]`` only (:func:`needed_turns`; ``T`` everywhere solves all).
+    k-1]`` stay within one row. With ``track`` the policy, for :func:`endings_kernel`: bit ``k``
+    of ``stops[s]`` (zeros on entry) is set where the fold is taken, and ``hbest[(k-1) * nh + h]``
+    is the best member of group ``h`` at ``k``, or where several tie ``-mask``, their bits
+    counted from the group's first member (``MAX_MEMBERS``).
+    State ``s`` is solved for ``k <= kmax[s]`` and group ``h`` for ``k <= hk[h]`` only
+    (:func:`needed_turns`; ``T`` everywhere solves all).
     """
     n = tenpai.shape[0]
     VH = np.empty(nh)
@@ -308,7 +314,6 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
     kc = np.empty(34)
     kpg = np.empty(34, np.int64)
     kcg = np.empty(34, np.int64)
-    stops[:] = 0
     for s in range(n):
         # the horizon: the washout, unless another wins after i's last discard (p_other[T])
         c = cls[s]
@@ -332,16 +337,16 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
             best = _q(gl, ma, mb, VF, bp, h_succ, m0)
             if track:
                 arg = m0
-                tie = False
+                tie = 1  # the members as good as the best so far, bits from m0
                 for m in range(m0 + 1, h_ptr[h + 1]):
                     v = _q(gl, ma, mb, VF, bp, h_succ, m)
                     if v > best:
                         best = v
                         arg = m
-                        tie = False
+                        tie = 1 << (m - m0)
                     elif v == best:
-                        tie = True
-                hbest[(k - 1) * nh + h] = -1 - arg if tie else arg
+                        tie |= 1 << (m - m0)
+                hbest[(k - 1) * nh + h] = arg if tie & (tie - 1) == 0 else -tie
             else:
                 for m in range(m0 + 1, h_ptr[h + 1]):
                     best = max(best, _q(gl, ma, mb, VF, bp, h_succ, m))
@@ -365,8 +370,46 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
             ED[bc + s] = ed
             # Eq. 8: continue -> other win / early end / the opponents' discards (ron, take or
             # pass each), the last (before our draw) first
-            nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0, VH,
-                        ronv, ku, kr, kp, kpg, kc, kcg)
+            nk = 0
+            if allow_win:
+                for wi in range(win_ptr[s], win_ptr[s + 1]):
+                    u = win_tile[wi]
+                    if ron_ok[u] and u_ron[wi] == u_ron[wi]:
+                        ronv[u] = u_ron[wi]
+            cc = call_ptr[s]
+            ce = call_ptr[s + 1]
+            while cc < ce:  # calls, grouped by kind
+                u = call_tile[cc]
+                kp[nk] = -np.inf
+                kpg[nk] = -1
+                kc[nk] = -np.inf
+                kcg[nk] = -1
+                while cc < ce and call_tile[cc] == u:
+                    g = call_g0 + cc
+                    if call_chi[cc]:
+                        if VH[g] > kc[nk]:
+                            kc[nk] = VH[g]
+                            kcg[nk] = g
+                    elif VH[g] > kp[nk]:
+                        kp[nk] = VH[g]
+                        kpg[nk] = g
+                    cc += 1
+                ku[nk] = u
+                kr[nk] = ronv[u]
+                ronv[u] = np.nan
+                nk += 1
+            if allow_win:  # the kinds with a ron and no call
+                for wi in range(win_ptr[s], win_ptr[s + 1]):
+                    u = win_tile[wi]
+                    if ronv[u] == ronv[u]:
+                        ku[nk] = u
+                        kr[nk] = ronv[u]
+                        ronv[u] = np.nan
+                        kp[nk] = -np.inf
+                        kpg[nk] = -1
+                        kc[nk] = -np.inf
+                        kcg[nk] = -1
+                        nk += 1
             vr = ed
             for j in range(node_chi.shape[0] - 1, -1, -1):
                 cw = node_chi[j]
@@ -385,47 +428,38 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
             cont = po * u_other[c] + (1.0 - po) * (pe * uw + (1.0 - pe) * vr)
             if allow_stop and v_stop[bc + s] > cont:
                 VF[bc + s] = v_stop[bc + s]
-                stops[s] |= 1 << k
+                if track:
+                    stops[s] |= 1 << k
             else:
                 VF[bc + s] = cont
 
 
 @numba.njit(cache=True, inline="always")
-def _member_of(code):
-    """The first best member from its ``hbest`` code (negative where another member ties)."""
-    return code if code >= 0 else -1 - code
+def _low_bit(mask):
+    """The position of the lowest set bit of ``mask`` (> 0)."""
+    b = 0
+    while not (mask >> b) & 1:
+        b += 1
+    return b
 
 
 @numba.njit(cache=True, inline="always")
-def _draw_arg(code, h, mo, gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ, h_decl):
-    """The member a draw into group ``h`` (``hbest`` code ``code``) discards into, its own
-    member being ``mo``: ties go to discarding the drawn tile, then to riichi with it, then to
-    the first best member (the lowest kind)."""
-    if code >= 0:
-        return code
-    arg = -1 - code
-    if mo != arg:
-        vh = _q(gl, ma, mb, VF, bp, h_succ, arg)
-        if _q(gl, ma, mb, VF, bp, h_succ, mo) == vh:
-            return mo
-        if (mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
-                and _q(gl, ma, mb, VF, bp, h_succ, mo + 1) == vh):
-            return mo + 1
-    return arg
+def _first_best(code, m0):
+    """The first best member of a group (members from ``m0``) from its ``hbest`` code."""
+    return code if code >= 0 else m0 + _low_bit(-code)
 
 
 @numba.njit(cache=True, inline="always")
-def _drawn_win(allow_win, tsumo_forced, wi, u_tsumo, gl, ma, mb, VF, bp, h_succ, code):
-    """:func:`_tsumo` of a live draw, the group's value (Eq. 7) taken from its best member."""
-    return wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, VF, bp, h_succ, _member_of(code)))
-
-
-@numba.njit(cache=True, inline="always")
-def _call_values(s, k, nh, gl, ma, mb, VF, bp, h_succ, call_ptr, call_g0, hbest, VH):
-    """``VH`` of state ``s``'s call groups at ``k`` (Eq. 10), each from its best member."""
-    for cc in range(call_ptr[s], call_ptr[s + 1]):
-        g = call_g0 + cc
-        VH[g] = _q(gl, ma, mb, VF, bp, h_succ, _member_of(hbest[(k - 1) * nh + g]))
+def _tie_pick(mask, m0, mo, decl_next):
+    """The member a draw discards into when the members ``mask`` (bits from ``m0``) tie for
+    the best: its own ``mo`` (the drawn tile), then riichi with it (``decl_next``: the member
+    after ``mo`` is that declaration), then the first best (the lowest kind). Scalars only:
+    array arguments to the helpers of a hot loop cost reference counting."""
+    if (mask >> (mo - m0)) & 1:
+        return mo
+    if decl_next and (mask >> (mo + 1 - m0)) & 1:
+        return mo + 1
+    return m0 + _low_bit(mask)
 
 
 @numba.njit(cache=True)
@@ -470,16 +504,24 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
             if B[s] + L[s] - gl * L[s] != 0.0:
                 marks[s] |= low
             for x in range(live_ptr[s], live_ptr[s + 1]):
-                h = live_h[x]
-                code = hbest[(k - 1) * nh + h]
-                if not _drawn_win(allow_win, tsumo_forced, live_win[x], u_tsumo, gl, ma, mb, VF, bp, h_succ, code):
-                    marks[h_succ[_draw_arg(code, h, live_m[x], gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ,
-                                           h_decl)]] |= low
+                m = hbest[(k - 1) * nh + live_h[x]]
+                if m < 0:  # a tie: the draw's own member first (see _tie_pick)
+                    h = live_h[x]
+                    mo = live_m[x]
+                    decl = mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
+                    m = _tie_pick(-m, h_ptr[h], mo, decl)
+                wi = live_win[x]
+                if not (wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, VF, bp, h_succ, m))):
+                    marks[h_succ[m]] |= low
             if stop:
                 continue
-            _call_values(s, k, nh, gl, ma, mb, VF, bp, h_succ, call_ptr, call_g0, hbest, VH)
-            nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0, VH,
-                        ronv, ku, kr, kp, kpg, kc, kcg)
+            for cc in range(call_ptr[s], call_ptr[s + 1]):
+                g = call_g0 + cc
+                VH[g] = _q(gl, ma, mb, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
+            nk = 0
+            if call_ptr[s + 1] > call_ptr[s] or (allow_win and win_ptr[s + 1] > win_ptr[s]):
+                nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0,
+                            VH, ronv, ku, kr, kp, kpg, kc, kcg)
             vr = ED[bc + s]
             for j in range(node_chi.shape[0] - 1, -1, -1):
                 cw = node_chi[j]
@@ -493,21 +535,9 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
                     v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
                     vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
                     if a0 >= 0 and pu * (1.0 - cw) != 0.0:
-                        marks[h_succ[_member_of(hbest[(k - 1) * nh + a0])]] |= low
+                        marks[h_succ[_first_best(hbest[(k - 1) * nh + a0], h_ptr[a0])]] |= low
                     if a1 >= 0 and pu * cw != 0.0:
-                        marks[h_succ[_member_of(hbest[(k - 1) * nh + a1])]] |= low
-
-
-@numba.njit(cache=True, inline="always")
-def _after(ph, arg, gl, mb, pf, prev, h_succ, iL, no):
-    """``ph``: the endings after discarding into member ``arg`` (Eq. 7's ``P_L`` deals in, else
-    the member's tau_F endings at ``k - 1``)."""
-    keep = 1.0 - gl * (1.0 - mb[arg])
-    nxt = h_succ[arg]
-    for o in range(no):
-        ph[o] = keep * pf[prev, nxt, o]
-    if iL >= 0:
-        ph[iL] += gl * (1.0 - mb[arg])
+                        marks[h_succ[_first_best(hbest[(k - 1) * nh + a1], h_ptr[a1])]] |= low
 
 
 @numba.njit(cache=True)
@@ -518,11 +548,12 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
     """The ending probabilities (``OUTCOMES``) under the solved policy at the marked pairs.
 
     Eqs. 6-10 with each max replaced by the action that :func:`solve_kernel` took (``stops``,
-    ``hbest``; the rest re-taken from ``VF``/``ED`` in its order of evaluation), from ``k = 0`` up: at the pairs of :func:`policy_marks` only, which read no
-    other. ``PF_out[0]``/``PF_out[1]`` receive the probabilities (n, N_OUT) of the marked tau_F
-    states at ``k = T-1`` and ``k = T``, ``PD_out`` those of passing (``ED``); the rows of the
-    others stay as they are. ``omap`` gives each ending its slot in the kernel's arrays, -1
-    for the endings these parameters cannot reach.
+    ``hbest``; the rest re-taken from ``VF``/``ED`` in its order of evaluation), from ``k = 0``
+    up: at the pairs of :func:`policy_marks` only, which read no other. ``PF_out[0]`` and
+    ``PF_out[1]`` receive the probabilities (n, N_OUT) of the marked tau_F states at ``k = T-1``
+    and ``k = T``, ``PD_out`` those of passing (``ED``); the rows of the others stay as they
+    are. ``omap`` gives each ending its slot in the kernel's arrays, -1 for the endings these
+    parameters cannot reach.
     """
     n = tenpai.shape[0]
     no = 0
@@ -537,7 +568,6 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
     iF = omap[FOLD]
     pf = np.zeros((2, n, no))
     VH = np.empty(nh)  # the call groups' values, per state
-    ph = np.zeros(no)
     pd = np.zeros(no)
     pv = np.zeros(no)
     pb = np.zeros(no)
@@ -585,15 +615,24 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
                 pd[iL] += gl * L[s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 w = live_w[x]
-                h = live_h[x]
-                code = hbest[(k - 1) * nh + h]
-                if _drawn_win(allow_win, tsumo_forced, live_win[x], u_tsumo, gl, ma, mb, VF, bp, h_succ, code):
+                m = hbest[(k - 1) * nh + live_h[x]]
+                if m < 0:  # a tie: the draw's own member first (see _tie_pick)
+                    h = live_h[x]
+                    mo = live_m[x]
+                    decl = mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
+                    m = _tie_pick(-m, h_ptr[h], mo, decl)
+                wi = live_win[x]
+                if wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, VF, bp, h_succ, m)):
                     pd[iW] += w
                 else:
-                    arg = _draw_arg(code, h, live_m[x], gl, ma, mb, VF, bp, h_ptr, h_tile, h_succ, h_decl)
-                    _after(ph, arg, gl, mb, pf, prev, h_succ, iL, no)
+                    # Eq. 7's P_L deals in, else the member's endings at k - 1
+                    keep = 1.0 - gl * (1.0 - mb[m])
+                    nxt = h_succ[m]
                     for o in range(no):
-                        pd[o] += w * ph[o]
+                        v = keep * pf[prev, nxt, o]
+                        if o == iL:
+                            v += gl * (1.0 - mb[m])
+                        pd[o] += w * v
             if k >= T - 1:
                 for o in range(N_OUT):
                     PD_out[k - T + 1, s, o] = pd[omap[o]] if omap[o] >= 0 else 0.0
@@ -603,9 +642,13 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
                 pf[cur, s, iF] = 1.0
                 continue
             # Eq. 8: the opponents' discards, the last first, each answered as solve_kernel did
-            _call_values(s, k, nh, gl, ma, mb, VF, bp, h_succ, call_ptr, call_g0, hbest, VH)
-            nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0, VH,
-                        ronv, ku, kr, kp, kpg, kc, kcg)
+            for cc in range(call_ptr[s], call_ptr[s + 1]):
+                g = call_g0 + cc
+                VH[g] = _q(gl, ma, mb, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
+            nk = 0
+            if call_ptr[s + 1] > call_ptr[s] or (allow_win and win_ptr[s + 1] > win_ptr[s]):
+                nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0,
+                            VH, ronv, ku, kr, kp, kpg, kc, kcg)
             vr = ED[bc + s]
             for o in range(no):  # loops, not slices: a slice is an array object per state
                 pv[o] = pd[o]
@@ -632,9 +675,14 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
                             for o in range(no):
                                 pv[o] -= wgt * pb[o]
                         elif a >= 0:
-                            _after(ph, _member_of(hbest[(k - 1) * nh + a]), gl, mb, pf, prev, h_succ, iL, no)
+                            m = _first_best(hbest[(k - 1) * nh + a], h_ptr[a])
+                            keep = 1.0 - gl * (1.0 - mb[m])
+                            nxt = h_succ[m]
                             for o in range(no):
-                                pv[o] += wgt * (ph[o] - pb[o])
+                                v = keep * pf[prev, nxt, o]
+                                if o == iL:
+                                    v += gl * (1.0 - mb[m])
+                                pv[o] += wgt * (v - pb[o])
             po = p_other[c, nn]
             pe = p_end[c, nn]
             for o in range(no):
@@ -672,25 +720,20 @@ def needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ,
         k = kmax[s]
         if k <= 0:
             continue
-        for jj in range(live_ptr[s], live_ptr[s + 1]):
-            tail = _visit(live_h[jj], k, hk, kmax, h_ptr, h_succ, queue, tail)
-        for c in range(call_ptr[s], call_ptr[s + 1]):
-            tail = _visit(call_g0 + c, k, hk, kmax, h_ptr, h_succ, queue, tail)
-
-
-@numba.njit(cache=True)
-def _visit(h, k, hk, kmax, h_ptr, h_succ, queue, tail):
-    """Group ``h`` read at ``k``: its members, not yet reached, are read at ``k - 1``."""
-    if hk[h] >= k:
-        return tail
-    hk[h] = k
-    for m in range(h_ptr[h], h_ptr[h + 1]):
-        t = h_succ[m]
-        if kmax[t] < 0:
-            kmax[t] = k - 1
-            queue[tail] = t
-            tail += 1
-    return tail
+        # the groups of the live draws, then those of the calls (one loop, no helper: a helper
+        # with array arguments costs reference counting per group)
+        nl = live_ptr[s + 1] - live_ptr[s]
+        for jj in range(nl + call_ptr[s + 1] - call_ptr[s]):
+            h = live_h[live_ptr[s] + jj] if jj < nl else call_g0 + call_ptr[s] + jj - nl
+            if hk[h] >= k:
+                continue
+            hk[h] = k  # a group read at k reads its members at k - 1
+            for m in range(h_ptr[h], h_ptr[h + 1]):
+                t = h_succ[m]
+                if kmax[t] < 0:
+                    kmax[t] = k - 1
+                    queue[tail] = t
+                    tail += 1
 
 
 @numba.njit(cache=True)
@@ -742,6 +785,8 @@ def draw_groups(graph) -> tuple:
     h_succ = np.concatenate([h_succ[:m], graph.call_mem_succ])
     h_decl = np.concatenate([h_decl[:m], np.zeros(len(graph.call_mem_tile), np.bool_)])
     h_cls = np.concatenate([h_cls, np.zeros(nc, np.uint8)])
+    if len(h_ptr) > 1 and np.diff(h_ptr).max() > MAX_MEMBERS:  # cannot happen: 14 kinds, each with a twin
+        raise ValueError(f"a group has more than {MAX_MEMBERS} members")
     out = (int(nh) + nc, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl, h_cls, int(nh))
     graph.__dict__["_draw_groups"] = (ident, out, graph.edge_ptr, graph.edge_succ, graph.draw_tile,
                                       graph.call_mem_succ, graph.twin)
@@ -779,7 +824,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     computed after the values, at the pairs that the root's actions reach under the solved
     policy (:func:`policy_marks`, :func:`endings_kernel`), and given for the pairs the root's
     actions read: a ``3k+2`` root's discard states and twins at ``k = T-1``, a ``3k+1``
-    root (state 0) at ``T`` and its calls' states at ``T-1``; other rows are 0 or meaningless.
+    root (state 0) at ``T`` and its calls' states at ``T-1``; other rows are 0 or meaningless
+    (``T <= MAX_T``).
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
@@ -800,8 +846,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     else:
         raise ValueError(f"discards_per_turn must be 1 or 3, got {discards_per_turn}")
     g_lose = np.ones(T) if g_lose is None else np.ascontiguousarray(g_lose, dtype=np.float64)
-    if not 1 <= T <= MAX_T:
-        raise ValueError(f"T must be within 1..{MAX_T} (a bit of a 64-bit mask per turn), got {T}")
+    if track and T > MAX_T:
+        raise ValueError(f"tracked solves need T <= {MAX_T} (a bit of a 64-bit mask per turn), got {T}")
     if g_lose.shape != (T,) or not (g_lose > 0).all():
         raise ValueError(f"g_lose must hold T = {T} positive numbers, got {g_lose!r}")
     for key, arr in (("p_other", base["p_other"]), ("riichi p_other", lk["p_other"])):
@@ -837,7 +883,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     kmax, hk = np.full(n, T, np.int64), np.full(h_ptr.shape[0] - 1, T, np.int64)
     if root_only:
         needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk)
-    stops = np.empty(n, np.int64)
+    stops = np.zeros(n if track else 1, np.int64)
     hbest = np.empty(T * nh if track else 1, np.int32)
     f64 = (g_lose, two["p_other"], two["u_other"], two["p_end"], two["u_tw"], two["u_nw"], two["p_disc"],
            two["ron_scale"])
