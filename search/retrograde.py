@@ -48,21 +48,6 @@ MAX_T = 62
 MAX_MEMBERS = 31
 
 
-@numba.njit(cache=True, inline="always")
-def _member(h_tile, h_succ, h_decl, m, t, succ, twin):
-    """Write member ``(t, succ)`` at ``m``, then its riichi declaration if ``succ`` has a twin."""
-    h_tile[m] = t
-    h_succ[m] = succ
-    h_decl[m] = False
-    m += 1
-    if twin[succ] >= 0:
-        h_tile[m] = t
-        h_succ[m] = twin[succ]
-        h_decl[m] = True
-        m += 1
-    return m
-
-
 @numba.njit(cache=True)
 def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, twin,
                 keys, vals, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl):
@@ -95,40 +80,48 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
                 draw_h[j] = -1
                 continue
             u = draw_tile[j]
-            if edge_ptr[j + 1] == edge_ptr[j]:
-                # no exchange: the drawing state (and its riichi) is the whole group; a locked
-                # state (no exchanges at all) must not share it with another's draw
-                h_ptr[nh] = m
-                draw_m[j] = m
-                m = _member(h_tile, h_succ, h_decl, m, u, s, twin)
-                draw_h[j] = nh
-                nh += 1
-                continue
-            key = ks + r[u]
-            i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
-            while vals[i] != _EMPTY and keys[i] != key:
-                i = (i + 1) & mask
-            if vals[i] == _EMPTY:
+            # no exchange: the drawing state (and its riichi) is the whole group; a locked
+            # state (no exchanges at all) must not share it with another's draw
+            if edge_ptr[j + 1] > edge_ptr[j]:
+                key = ks + r[u]
+                i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+                while vals[i] != _EMPTY and keys[i] != key:
+                    i = (i + 1) & mask
+                if vals[i] != _EMPTY:
+                    x = h_ptr[vals[i]]
+                    while h_succ[x] != s:
+                        x += 1
+                    draw_m[j] = x
+                    draw_h[j] = vals[i]
+                    continue
                 keys[i] = key
                 vals[i] = nh
-                h_ptr[nh] = m
-                own = -1
-                for e in range(edge_ptr[j], edge_ptr[j + 1]):  # edges come with kinds ascending
-                    if own < 0 and edge_tile[e] > u:
-                        own = m
-                        m = _member(h_tile, h_succ, h_decl, m, u, s, twin)
-                    m = _member(h_tile, h_succ, h_decl, m, edge_tile[e], edge_succ[e], twin)
-                if own < 0:
+            # a new group: the exchanges (kinds ascending) with the drawn tile's own discard in
+            # its place, each member followed by its riichi declaration if it has a twin
+            h_ptr[nh] = m
+            own = -1
+            e = edge_ptr[j]
+            while e < edge_ptr[j + 1] or own < 0:
+                if own < 0 and (e == edge_ptr[j + 1] or edge_tile[e] > u):
                     own = m
-                    m = _member(h_tile, h_succ, h_decl, m, u, s, twin)
-                draw_m[j] = own
-                nh += 1
-            else:
-                x = h_ptr[vals[i]]
-                while h_succ[x] != s:
-                    x += 1
-                draw_m[j] = x
-            draw_h[j] = vals[i]
+                    t = u
+                    succ = s
+                else:
+                    t = edge_tile[e]
+                    succ = edge_succ[e]
+                    e += 1
+                h_tile[m] = t
+                h_succ[m] = succ
+                h_decl[m] = False
+                m += 1
+                if twin[succ] >= 0:
+                    h_tile[m] = t
+                    h_succ[m] = twin[succ]
+                    h_decl[m] = True
+                    m += 1
+            draw_m[j] = own
+            draw_h[j] = nh
+            nh += 1
     h_ptr[nh] = m
     return nh
 
