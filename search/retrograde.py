@@ -80,8 +80,9 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
                 draw_h[j] = -1
                 continue
             u = draw_tile[j]
-            # no exchange: the drawing state (and its riichi) is the whole group; a locked
-            # state (no exchanges at all) must not share it with another's draw
+            # a draw with exchanges joins the group of its after-draw hand (by key); one with
+            # none gets a group of its own (the drawing state and its riichi): a locked state
+            # (no exchanges at all) must not share it with another's draw
             if edge_ptr[j + 1] > edge_ptr[j]:
                 key = ks + r[u]
                 i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
@@ -203,7 +204,7 @@ def _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, 
     ron payoff ``kr`` (NaN: none) and the best pon / chi (Eq. 10: ``kp``/``kc``, their groups
     ``kpg``/``kcg``, -inf and -1 for none); ``VH`` must hold the values of ``s``'s call groups.
     ``ronv`` is 34 NaNs on entry and on return. Returns the count of kinds. :func:`solve_kernel`
-    has these lines inlined by hand: there this helper's array arguments cost a fifth more
+    has these lines inlined by hand: there this helper's array arguments cost a third more
     time (reference counting at every state); the probability passes call it only for the
     states with calls or wins."""
     nk = 0
