@@ -6,8 +6,11 @@ calls and riichi twins on; PSM, WSM and TSM, and PSM at a 13-tile root) with thi
 with ``--ref`` (checked out with ``git archive`` into a temporary folder), each in its own
 process, and prints the largest difference of every state's values at every horizon and of
 the root actions' values and ending probabilities. Exit status 1 past ``--tol``.
+``--root-only`` solves PSM as the player does (``root_only=True``: the pairs the root reads;
+the others are NaN on both sides), for a ``--ref`` that has that option.
 
     python benchmarks/search_same.py --ref ea05efa
+    python benchmarks/search_same.py --ref 731da58 --root-only
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def dump(root: str, out: str) -> None:
+def dump(root: str, out: str, root_only: bool) -> None:
     """Solve the situations with the code under ``root`` and pickle the results to ``out``."""
     sys.path.insert(0, root)
     from abstractions import solve_psm, solve_tsm, solve_wsm
@@ -34,6 +37,7 @@ def dump(root: str, out: str) -> None:
     hands, unseen, left, sh = data["hands"], data["unseen"], data["tiles_left"], data["shanten"]
     cases = [(i, None, None) for i in range(60)]
     cases += [(int(i), 4, 1) for i in np.flatnonzero(sh == 2)[:3]] + [(int(i), 3, 2) for i in np.flatnonzero(sh == 1)[:3]]
+    kw_solve = {"root_only": True} if root_only else {}
     rows = []
     for i, d, m in cases:
         riichi = int(hands[i].sum()) == 14
@@ -42,11 +46,11 @@ def dump(root: str, out: str) -> None:
         g = build_graph(hands[i], unseen[i], horizon=p.T, riichi=riichi, **kw)
         rec = {"i": i, "keys": g.state_keys.copy()}
         for name, solve in (("psm", solve_psm), ("wsm", solve_wsm), ("tsm", solve_tsm)):
-            rec[name] = _record(solve(g, p))
+            rec[name] = _record(solve(g, p, **(kw_solve if name == "psm" else {})))
         h13 = hands[i].copy()
         h13[int(np.flatnonzero(h13)[0])] -= 1
         if h13.sum() % 3 == 1:
-            rec["psm13"] = _record(solve_psm(build_graph(h13, unseen[i], horizon=p.T, riichi=False), p))
+            rec["psm13"] = _record(solve_psm(build_graph(h13, unseen[i], horizon=p.T, riichi=False), p, **kw_solve))
         rows.append(rec)
     Path(out).write_bytes(pickle.dumps(rows))
 
@@ -66,7 +70,7 @@ def _diff(a, b, where) -> float:
         return 0.0
     a, b = np.asarray(a, float), np.asarray(b, float)
     fin = np.isfinite(a)
-    if a.shape != b.shape or not (fin == np.isfinite(b)).all() or not (a[~fin] == b[~fin]).all():
+    if a.shape != b.shape or not (fin == np.isfinite(b)).all() or not np.array_equal(a[~fin], b[~fin], equal_nan=True):
         raise SystemExit(f"{where}: shapes or non-finite entries differ")
     return float(np.max(np.abs(a[fin] - b[fin]), initial=0.0))
 
@@ -75,10 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ref", required=True, help="the commit to compare with")
     ap.add_argument("--tol", type=float, default=1e-12, help="largest difference allowed (default 1e-12)")
+    ap.add_argument("--root-only", action="store_true", help="solve only what the root reads, as the player does")
     ap.add_argument("--dump", nargs=2, metavar=("ROOT", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.dump:
-        dump(*args.dump)
+        dump(*args.dump, args.root_only)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp) / "ref"
@@ -89,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
         for root, out in ((str(old), f"{tmp}/old.pkl"), (str(ROOT), f"{tmp}/new.pkl")):
-            subprocess.run([sys.executable, __file__, "--ref", args.ref, "--dump", root, out], check=True, cwd=root)
+            subprocess.run([sys.executable, __file__, "--ref", args.ref, "--dump", root, out]
+                           + ["--root-only"] * args.root_only, check=True, cwd=root)
         a = pickle.loads(Path(f"{tmp}/old.pkl").read_bytes())
         b = pickle.loads(Path(f"{tmp}/new.pkl").read_bytes())
     worst = {"values": 0.0, "probs": 0.0}
@@ -104,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
                     raise SystemExit(f"situation {ra['i']} {name}: other root actions")
                 for k in ra[name][kind]:
                     worst[kind] = max(worst[kind], _diff(ra[name][kind][k], rb[name][kind][k], (ra["i"], name, k)))
-    print(f"{len(a)} situations against {args.ref}: largest difference of values {worst['values']:.3g}, "
+    print(f"{len(a)} situations against {args.ref}{' (root_only)' * args.root_only}: largest difference of values "
+          f"{worst['values']:.3g}, "
           f"of ending probabilities {worst['probs']:.3g}")
     return 0 if max(worst.values()) <= args.tol else 1
 

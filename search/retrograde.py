@@ -42,21 +42,10 @@ WIN, LOSE, OTHER, TW, NW, FOLD = range(N_OUT)
 
 
 _EMPTY = -1
-
-
-@numba.njit(cache=True, inline="always")
-def _member(h_tile, h_succ, h_decl, m, t, succ, twin):
-    """Write member ``(t, succ)`` at ``m``, then its riichi declaration if ``succ`` has a twin."""
-    h_tile[m] = t
-    h_succ[m] = succ
-    h_decl[m] = False
-    m += 1
-    if twin[succ] >= 0:
-        h_tile[m] = t
-        h_succ[m] = twin[succ]
-        h_decl[m] = True
-        m += 1
-    return m
+#: The longest horizon: the policy's folds and marks keep one bit per turn in an int64.
+MAX_T = 62
+#: The most members of a group: the solve keeps a group's tied members as bits of an int32.
+MAX_MEMBERS = 31
 
 
 @numba.njit(cache=True)
@@ -91,40 +80,49 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
                 draw_h[j] = -1
                 continue
             u = draw_tile[j]
-            if edge_ptr[j + 1] == edge_ptr[j]:
-                # no exchange: the drawing state (and its riichi) is the whole group; a locked
-                # state (no exchanges at all) must not share it with another's draw
-                h_ptr[nh] = m
-                draw_m[j] = m
-                m = _member(h_tile, h_succ, h_decl, m, u, s, twin)
-                draw_h[j] = nh
-                nh += 1
-                continue
-            key = ks + r[u]
-            i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
-            while vals[i] != _EMPTY and keys[i] != key:
-                i = (i + 1) & mask
-            if vals[i] == _EMPTY:
+            # a draw with exchanges joins the group of its after-draw hand (by key); one with
+            # none gets a group of its own (the drawing state and its riichi): a locked state
+            # (no exchanges at all) must not share it with another's draw
+            if edge_ptr[j + 1] > edge_ptr[j]:
+                key = ks + r[u]
+                i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+                while vals[i] != _EMPTY and keys[i] != key:
+                    i = (i + 1) & mask
+                if vals[i] != _EMPTY:
+                    x = h_ptr[vals[i]]
+                    while h_succ[x] != s:
+                        x += 1
+                    draw_m[j] = x
+                    draw_h[j] = vals[i]
+                    continue
                 keys[i] = key
                 vals[i] = nh
-                h_ptr[nh] = m
-                own = -1
-                for e in range(edge_ptr[j], edge_ptr[j + 1]):  # edges come with kinds ascending
-                    if own < 0 and edge_tile[e] > u:
-                        own = m
-                        m = _member(h_tile, h_succ, h_decl, m, u, s, twin)
-                    m = _member(h_tile, h_succ, h_decl, m, edge_tile[e], edge_succ[e], twin)
-                if own < 0:
+            # a new group: the exchanges (kinds ascending) with the drawn tile's own discard in
+            # its place, each member followed by its riichi declaration if it has a twin
+            h_ptr[nh] = m
+            own = -1
+            e = edge_ptr[j]
+            while e < edge_ptr[j + 1] or own < 0:
+                if own < 0 and (e == edge_ptr[j + 1] or edge_tile[e] > u):
                     own = m
-                    m = _member(h_tile, h_succ, h_decl, m, u, s, twin)
-                draw_m[j] = own
-                nh += 1
-            else:
-                x = h_ptr[vals[i]]
-                while h_succ[x] != s:
-                    x += 1
-                draw_m[j] = x
-            draw_h[j] = vals[i]
+                    t = u
+                    succ = s
+                else:
+                    t = edge_tile[e]
+                    succ = edge_succ[e]
+                    e += 1
+                h_tile[m] = t
+                h_succ[m] = succ
+                h_decl[m] = False
+                m += 1
+                if twin[succ] >= 0:
+                    h_tile[m] = t
+                    h_succ[m] = twin[succ]
+                    h_decl[m] = True
+                    m += 1
+            draw_m[j] = own
+            draw_h[j] = nh
+            nh += 1
     h_ptr[nh] = m
     return nh
 
@@ -192,12 +190,92 @@ def _q(gl, ma, mb, VF, bp, h_succ, m):
     return gl * ma[m] + (1.0 - gl * (1.0 - mb[m])) * VF[bp + h_succ[m]]
 
 
+@numba.njit(cache=True, inline="always")
+def _tsumo(allow_win, tsumo_forced, wi, u_tsumo, vh):
+    """Eq. 6: the draw wins (``wi``: its win, -1 none; NaN: no yaku) and the win is taken over
+    the best discard ``vh`` (ties go to the win)."""
+    return allow_win and wi >= 0 and u_tsumo[wi] == u_tsumo[wi] and (tsumo_forced or u_tsumo[wi] >= vh)
+
+
+@numba.njit(cache=True, inline="always")
+def _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0, VH, ronv, ku, kr,
+           kp, kpg, kc, kcg):
+    """The options of state ``s`` at an opponent's discard, per discarded kind ``ku[i]``: the
+    ron payoff ``kr`` (NaN: none) and the best pon / chi (Eq. 10: ``kp``/``kc``, their groups
+    ``kpg``/``kcg``, -inf and -1 for none); ``VH`` must hold the values of ``s``'s call groups.
+    ``ronv`` is 34 NaNs on entry and on return. Returns the count of kinds. :func:`solve_kernel`
+    has these lines inlined by hand: there this helper's array arguments cost a third more
+    time (reference counting at every state); the probability passes call it only for the
+    states with calls or wins."""
+    nk = 0
+    if allow_win:
+        for wi in range(win_ptr[s], win_ptr[s + 1]):
+            u = win_tile[wi]
+            if ron_ok[u] and u_ron[wi] == u_ron[wi]:
+                ronv[u] = u_ron[wi]
+    cc = call_ptr[s]
+    ce = call_ptr[s + 1]
+    while cc < ce:  # calls, grouped by kind
+        u = call_tile[cc]
+        kp[nk] = -np.inf
+        kpg[nk] = -1
+        kc[nk] = -np.inf
+        kcg[nk] = -1
+        while cc < ce and call_tile[cc] == u:
+            g = call_g0 + cc
+            if call_chi[cc]:
+                if VH[g] > kc[nk]:
+                    kc[nk] = VH[g]
+                    kcg[nk] = g
+            elif VH[g] > kp[nk]:
+                kp[nk] = VH[g]
+                kpg[nk] = g
+            cc += 1
+        ku[nk] = u
+        kr[nk] = ronv[u]
+        ronv[u] = np.nan
+        nk += 1
+    if allow_win:  # the kinds with a ron and no call
+        for wi in range(win_ptr[s], win_ptr[s + 1]):
+            u = win_tile[wi]
+            if ronv[u] == ronv[u]:
+                ku[nk] = u
+                kr[nk] = ronv[u]
+                ronv[u] = np.nan
+                kp[nk] = -np.inf
+                kpg[nk] = -1
+                kc[nk] = -np.inf
+                kcg[nk] = -1
+                nk += 1
+    return nk
+
+
+@numba.njit(cache=True, inline="always")
+def _choose(base, r, vp, gp, vc, gc, cw):
+    """The best answer to one discarded kind (Eq. 10 with ron): ``(v0, a0)`` of ron / pass / pon
+    and ``(v1, a1)`` with chi too (taken only if ``cw > 0``); ``a``: -2 ron, -1 pass, else the
+    call's group. Ties keep the earlier option (pass, then ron, then pon)."""
+    v0 = base
+    a0 = -1
+    if r == r and r > v0:
+        v0 = r
+        a0 = -2
+    if vp > v0:
+        v0 = vp
+        a0 = gp
+    v1 = v0
+    a1 = a0
+    if cw > 0.0 and vc > v1:
+        v1 = vc
+        a1 = gc
+    return v0, a0, v1, a1
+
+
 @numba.njit(cache=True)
-def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, ma, mb,
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
-                 v_stop,
-                 allow_win, allow_stop, tsumo_forced, track, omap, kmax, hk, VF, ED, PF_out, PD_out):
+                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, hk, VF, ED, stops, hbest):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
@@ -214,32 +292,15 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
     are not solved (their values stay 0: nothing reaches them). A NaN win
     payoff is no win (an open hand without yaku). ``VF``, ``ED`` and ``v_stop`` are flat
     turn-major arrays: entry ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member,
-    k-1]`` stay within one row. With ``track``, ``PF_out[0]``/``PF_out[1]`` receive the ending
-    probabilities (n, N_OUT) of the tau_F states at ``k = T-1`` and ``k = T``, and ``PD_out``
-    those of passing (``ED``); ``omap`` gives each ending its slot in the kernel's arrays, -1
-    for the endings these parameters cannot reach. State ``s`` is solved for ``k <= kmax[s]``
-    and group ``h`` for ``k <= hk[h]`` only (:func:`needed_turns`; ``T`` everywhere solves all).
+    k-1]`` stay within one row. With ``track`` the policy, for :func:`endings_kernel`: bit ``k``
+    of ``stops[s]`` (zeros on entry) is set where the fold is taken, and ``hbest[(k-1) * nh + h]``
+    is the best member of group ``h`` at ``k``, or where several tie ``-mask``, their bits
+    counted from the group's first member (``MAX_MEMBERS``).
+    State ``s`` is solved for ``k <= kmax[s]`` and group ``h`` for ``k <= hk[h]`` only
+    (:func:`needed_turns`; ``T`` everywhere solves all).
     """
     n = tenpai.shape[0]
-    no = 0
-    for o in range(N_OUT):
-        if omap[o] >= 0:
-            no += 1
-    iW = omap[WIN]
-    iL = omap[LOSE]
-    iO = omap[OTHER]
-    iT = omap[TW]
-    iN = omap[NW]
-    iF = omap[FOLD]
-    pf = np.zeros((2, n if track else 1, no))
     VH = np.empty(nh)
-    PH = np.zeros((nh if track else 1, no))
-    GA = np.zeros(nh if track else 1, np.int32)  # the first best member of each group
-    TIE = np.zeros(nh if track else 1, np.bool_)  # another member is as good
-    ph = np.zeros(no)
-    pd = np.zeros(no)
-    pv = np.zeros(no)
-    pb = np.zeros(no)
     ronv = np.full(34, np.nan)
     ku = np.empty(34, np.int64)   # per discarded kind: the kind, ron, best pon / chi and group
     kr = np.empty(34)
@@ -253,17 +314,8 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
         po = p_other[c, T]
         VF[s] = po * u_other[c] + (1.0 - po) * (u_tw[c] if tenpai[s] else u_nw[c])
         ED[s] = VF[s]
-        if track:
-            pf[0, s, iT if tenpai[s] else iN] = 1.0 - po
-            if iO >= 0:
-                pf[0, s, iO] += po
-    if track and T == 1:
-        _put(PF_out, 0, pf, 0, omap)
-        _put(PD_out, 0, pf, 0, omap)
     for k in range(1, T + 1):
         nn = T - k
-        cur = k & 1
-        prev = 1 - cur
         bp = (k - 1) * n
         bc = k * n
         # deal-in chances of this turn's discards: P_L(t) g_lose[n] (the opponents' tenpai grows)
@@ -277,24 +329,18 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
                 continue
             m0 = h_ptr[h]
             best = _q(gl, ma, mb, VF, bp, h_succ, m0)
-            arg = m0
             if track:
-                tie = False
+                arg = m0
+                tie = 1  # the members as good as the best so far, bits from m0
                 for m in range(m0 + 1, h_ptr[h + 1]):
                     v = _q(gl, ma, mb, VF, bp, h_succ, m)
                     if v > best:
                         best = v
                         arg = m
-                        tie = False
+                        tie = 1 << (m - m0)
                     elif v == best:
-                        tie = True
-                GA[h] = arg
-                TIE[h] = tie
-                nxt = h_succ[arg]
-                for o in range(no):
-                    PH[h, o] = (1.0 - gl * (1.0 - mb[arg])) * pf[prev, nxt, o]
-                if iL >= 0:
-                    PH[h, iL] += gl * (1.0 - mb[arg])
+                        tie |= 1 << (m - m0)
+                hbest[(k - 1) * nh + h] = arg if tie & (tie - 1) == 0 else -tie
             else:
                 for m in range(m0 + 1, h_ptr[h + 1]):
                     best = max(best, _q(gl, ma, mb, VF, bp, h_succ, m))
@@ -308,48 +354,16 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
             if k > kmax[s]:
                 continue
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
-            bs = B[s] + L[s] - gl * L[s]
-            ed = gl * A[s] + bs * VF[bp + s]
-            if track:
-                for o in range(no):
-                    pd[o] = bs * pf[prev, s, o]
-                if iL >= 0:
-                    pd[iL] += gl * L[s]
+            ed = gl * A[s] + (B[s] + L[s] - gl * L[s]) * VF[bp + s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
-                w = live_w[x]
                 wi = live_win[x]
-                h = live_h[x]
-                if allow_win and wi >= 0 and u_tsumo[wi] == u_tsumo[wi] and (tsumo_forced or u_tsumo[wi] >= VH[h]):
-                    ed += w * u_tsumo[wi]
-                    if track:
-                        pd[iW] += w
+                if _tsumo(allow_win, tsumo_forced, wi, u_tsumo, VH[live_h[x]]):
+                    ed += live_w[x] * u_tsumo[wi]
                 else:
-                    ed += w * VH[h]
-                    if track:
-                        # ties go to discarding the drawn tile, then to riichi with it, then
-                        # to the group's first best member (the lowest kind)
-                        arg = GA[h]
-                        mo = live_m[x]
-                        if TIE[h] and mo != arg:
-                            if _q(gl, ma, mb, VF, bp, h_succ, mo) == VH[h]:
-                                arg = mo
-                            elif (mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
-                                  and _q(gl, ma, mb, VF, bp, h_succ, mo + 1) == VH[h]):
-                                arg = mo + 1
-                        if arg == GA[h]:
-                            for o in range(no):
-                                pd[o] += w * PH[h, o]
-                        else:
-                            nxt = h_succ[arg]
-                            for o in range(no):
-                                ph[o] = (1.0 - gl * (1.0 - mb[arg])) * pf[prev, nxt, o]
-                            if iL >= 0:
-                                ph[iL] += gl * (1.0 - mb[arg])
-                            for o in range(no):
-                                pd[o] += w * ph[o]
+                    ed += live_w[x] * VH[live_h[x]]
             ED[bc + s] = ed
             # Eq. 8: continue -> other win / early end / the opponents' discards (ron, take or
-            # pass each); first the options per discarded kind: ron, the best pon, the best chi
+            # pass each), the last (before our draw) first
             nk = 0
             if allow_win:
                 for wi in range(win_ptr[s], win_ptr[s + 1]):
@@ -390,74 +404,288 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr,
                         kc[nk] = -np.inf
                         kcg[nk] = -1
                         nk += 1
-            # the discards of the turn, the last (before our draw) first: each kind's best of
-            # pass / ron / pon, and chi with weight node_chi[j] (the left player's share)
             vr = ed
-            if track:
-                for o in range(no):  # loops, not slices: a slice is an array object per state
-                    pv[o] = pd[o]
             for j in range(node_chi.shape[0] - 1, -1, -1):
                 cw = node_chi[j]
                 base = vr
-                if track:
-                    for o in range(no):
-                        pb[o] = pv[o]
                 for i in range(nk):
                     pu = p_disc[c, ku[i]]
                     if kr[i] == kr[i]:
                         pu *= ron_scale[c]
                     if pu == 0.0:
                         continue
-                    # action a0 of the best of ron / pass / pon (-2 ron, -1 pass, else group)
-                    v0 = base
-                    a0 = -1
-                    if kr[i] == kr[i] and kr[i] > v0:
-                        v0 = kr[i]
-                        a0 = -2
-                    if kp[i] > v0:
-                        v0 = kp[i]
-                        a0 = kpg[i]
-                    v1 = v0
-                    a1 = a0
-                    if cw > 0.0 and kc[i] > v1:
-                        v1 = kc[i]
-                        a1 = kcg[i]
+                    v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
                     vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
-                    if track:
-                        for br in range(2):
-                            a = a0 if br == 0 else a1
-                            wgt = pu * ((1.0 - cw) if br == 0 else cw)
-                            if wgt == 0.0:
-                                continue
-                            if a == -2:
-                                pv[iW] += wgt
-                                for o in range(no):
-                                    pv[o] -= wgt * pb[o]
-                            elif a >= 0:
-                                for o in range(no):
-                                    pv[o] += wgt * (PH[a, o] - pb[o])
             po = p_other[c, nn]
             pe = p_end[c, nn]
             uw = u_tw[c] if tenpai[s] else u_nw[c]
             cont = po * u_other[c] + (1.0 - po) * (pe * uw + (1.0 - pe) * vr)
-            stop = allow_stop and v_stop[bc + s] > cont
-            VF[bc + s] = v_stop[bc + s] if stop else cont
-            if track:
-                if stop:
-                    for o in range(no):
-                        pf[cur, s, o] = 0.0
-                    pf[cur, s, iF] = 1.0
+            if allow_stop and v_stop[bc + s] > cont:
+                VF[bc + s] = v_stop[bc + s]
+                if track:
+                    stops[s] |= 1 << k
+            else:
+                VF[bc + s] = cont
+
+
+@numba.njit(cache=True, inline="always")
+def _low_bit(mask):
+    """The position of the lowest set bit of ``mask`` (> 0)."""
+    b = 0
+    while not (mask >> b) & 1:
+        b += 1
+    return b
+
+
+@numba.njit(cache=True, inline="always")
+def _first_best(code, m0):
+    """The first best member of a group (members from ``m0``) from its ``hbest`` code."""
+    return code if code >= 0 else m0 + _low_bit(-code)
+
+
+@numba.njit(cache=True, inline="always")
+def _tie_pick(mask, m0, mo, decl_next):
+    """The member a draw discards into when the members ``mask`` (bits from ``m0``) tie for
+    the best: its own ``mo`` (the drawn tile), then riichi with it (``decl_next``: the member
+    after ``mo`` is that declaration), then the first best (the lowest kind). Scalars only:
+    array arguments to the helpers of a hot loop cost reference counting."""
+    if (mask >> (mo - m0)) & 1:
+        return mo
+    if decl_next and (mask >> (mo + 1 - m0)) & 1:
+        return mo + 1
+    return m0 + _low_bit(mask)
+
+
+@numba.njit(cache=True)
+def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb, win_ptr,
+                 win_tile, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T, g_lose, p_disc,
+                 ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, VF, ED, stops, hbest, marks):
+    """The (state, ``k``) pairs whose ending probabilities the seeds need under the solved policy.
+
+    On entry bit ``k`` of ``marks[s]`` is set at the seeds; walking the turns down from ``T``,
+    every marked pair marks at ``k - 1`` the states its policy moves into: itself by its lumped
+    draws, the member each live draw discards into (unless it tsumos), the member of each call
+    it takes at an opponent's discard (nothing past a fold). The draws of the pairs of the top
+    two turns are followed even past a fold, for the probabilities of passing (``PD``). These
+    are the only pairs :func:`endings_kernel` reads: the policy picks one member per group, so
+    they are a small part of the pairs the values need (:func:`needed_turns`). The policy is
+    :func:`solve_kernel`'s (``stops``, ``hbest``); the values it compares are recomputed in its
+    order of evaluation, so they are equal bit for bit.
+    """
+    n = cls.shape[0]
+    VH = np.empty(nh)  # the call groups' values, per state
+    ronv = np.full(34, np.nan)
+    ku = np.empty(34, np.int64)
+    kr = np.empty(34)
+    kp = np.empty(34)
+    kc = np.empty(34)
+    kpg = np.empty(34, np.int64)
+    kcg = np.empty(34, np.int64)
+    for k in range(T, 0, -1):
+        bp = (k - 1) * n
+        bc = k * n
+        gl = g_lose[T - k]
+        low = 1 << (k - 1)
+        for s in range(n):
+            if not (marks[s] >> k) & 1:
+                continue
+            c = cls[s]
+            if skip_locked and c == 1:
+                continue
+            stop = (stops[s] >> k) & 1
+            if stop and k < T - 1:
+                continue
+            if B[s] + L[s] - gl * L[s] != 0.0:
+                marks[s] |= low
+            for x in range(live_ptr[s], live_ptr[s + 1]):
+                m = hbest[(k - 1) * nh + live_h[x]]
+                if m < 0:  # a tie: the draw's own member first (see _tie_pick)
+                    h = live_h[x]
+                    mo = live_m[x]
+                    decl = mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
+                    m = _tie_pick(-m, h_ptr[h], mo, decl)
+                wi = live_win[x]
+                if not (wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, VF, bp, h_succ, m))):
+                    marks[h_succ[m]] |= low
+            if stop:
+                continue
+            for cc in range(call_ptr[s], call_ptr[s + 1]):
+                g = call_g0 + cc
+                VH[g] = _q(gl, ma, mb, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
+            nk = 0
+            if call_ptr[s + 1] > call_ptr[s] or (allow_win and win_ptr[s + 1] > win_ptr[s]):
+                nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0,
+                            VH, ronv, ku, kr, kp, kpg, kc, kcg)
+            vr = ED[bc + s]
+            for j in range(node_chi.shape[0] - 1, -1, -1):
+                cw = node_chi[j]
+                base = vr
+                for i in range(nk):
+                    pu = p_disc[c, ku[i]]
+                    if kr[i] == kr[i]:
+                        pu *= ron_scale[c]
+                    if pu == 0.0:
+                        continue
+                    v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
+                    vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
+                    if a0 >= 0 and pu * (1.0 - cw) != 0.0:
+                        marks[h_succ[_first_best(hbest[(k - 1) * nh + a0], h_ptr[a0])]] |= low
+                    if a1 >= 0 and pu * cw != 0.0:
+                        marks[h_succ[_first_best(hbest[(k - 1) * nh + a1], h_ptr[a1])]] |= low
+
+
+@numba.njit(cache=True)
+def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+                   win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
+                   g_lose, p_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
+                   VF, ED, stops, hbest, marks, PF_out, PD_out):
+    """The ending probabilities (``OUTCOMES``) under the solved policy at the marked pairs.
+
+    Eqs. 6-10 with each max replaced by the action that :func:`solve_kernel` took (``stops``,
+    ``hbest``; the rest re-taken from ``VF``/``ED`` in its order of evaluation), from ``k = 0``
+    up: at the pairs of :func:`policy_marks` only, which read no other. ``PF_out[0]`` and
+    ``PF_out[1]`` receive the probabilities (n, N_OUT) of the marked tau_F states at ``k = T-1``
+    and ``k = T``, ``PD_out`` those of passing (``ED``); the rows of the others stay as they
+    are. ``omap`` gives each ending its slot in the kernel's arrays, -1 for the endings these
+    parameters cannot reach.
+    """
+    n = tenpai.shape[0]
+    no = 0
+    for o in range(N_OUT):
+        if omap[o] >= 0:
+            no += 1
+    iW = omap[WIN]
+    iL = omap[LOSE]
+    iO = omap[OTHER]
+    iT = omap[TW]
+    iN = omap[NW]
+    iF = omap[FOLD]
+    pf = np.zeros((2, n, no))
+    VH = np.empty(nh)  # the call groups' values, per state
+    pd = np.zeros(no)
+    pv = np.zeros(no)
+    pb = np.zeros(no)
+    ronv = np.full(34, np.nan)
+    ku = np.empty(34, np.int64)
+    kr = np.empty(34)
+    kp = np.empty(34)
+    kc = np.empty(34)
+    kpg = np.empty(34, np.int64)
+    kcg = np.empty(34, np.int64)
+    for s in range(n):
+        if marks[s] & 1:
+            # the horizon: the washout, unless another wins after i's last discard (p_other[T])
+            po = p_other[cls[s], T]
+            pf[0, s, iT if tenpai[s] else iN] = 1.0 - po
+            if iO >= 0:
+                pf[0, s, iO] += po
+    if T == 1:
+        _put(PF_out, 0, pf, 0, omap, marks, 0)
+        _put(PD_out, 0, pf, 0, omap, marks, 0)
+    for k in range(1, T + 1):
+        nn = T - k
+        cur = k & 1
+        prev = 1 - cur
+        bp = (k - 1) * n
+        bc = k * n
+        gl = g_lose[nn]
+        for s in range(n):
+            if not (marks[s] >> k) & 1:
+                continue
+            c = cls[s]
+            if skip_locked and c == 1:
+                continue
+            stop = (stops[s] >> k) & 1
+            if stop and k < T - 1:
+                for o in range(no):
+                    pf[cur, s, o] = 0.0
+                pf[cur, s, iF] = 1.0
+                continue
+            # Eq. 9: the lumped draws, then each live draw's tsumo or discard
+            bs = B[s] + L[s] - gl * L[s]
+            for o in range(no):
+                pd[o] = bs * pf[prev, s, o]
+            if iL >= 0:
+                pd[iL] += gl * L[s]
+            for x in range(live_ptr[s], live_ptr[s + 1]):
+                w = live_w[x]
+                m = hbest[(k - 1) * nh + live_h[x]]
+                if m < 0:  # a tie: the draw's own member first (see _tie_pick)
+                    h = live_h[x]
+                    mo = live_m[x]
+                    decl = mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
+                    m = _tie_pick(-m, h_ptr[h], mo, decl)
+                wi = live_win[x]
+                if wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, VF, bp, h_succ, m)):
+                    pd[iW] += w
                 else:
+                    # Eq. 7's P_L deals in, else the member's endings at k - 1
+                    keep = 1.0 - gl * (1.0 - mb[m])
+                    nxt = h_succ[m]
                     for o in range(no):
-                        pf[cur, s, o] = (1.0 - po) * (1.0 - pe) * pv[o]
-                    if iO >= 0:
-                        pf[cur, s, iO] += po
-                    pf[cur, s, iT if tenpai[s] else iN] += (1.0 - po) * pe
-                if k >= T - 1:
-                    for o in range(N_OUT):
-                        PD_out[k - T + 1, s, o] = pd[omap[o]] if omap[o] >= 0 else 0.0
-        if track and k >= T - 1:
-            _put(PF_out, k - T + 1, pf, cur, omap)
+                        v = keep * pf[prev, nxt, o]
+                        if o == iL:
+                            v += gl * (1.0 - mb[m])
+                        pd[o] += w * v
+            if k >= T - 1:
+                for o in range(N_OUT):
+                    PD_out[k - T + 1, s, o] = pd[omap[o]] if omap[o] >= 0 else 0.0
+            if stop:
+                for o in range(no):
+                    pf[cur, s, o] = 0.0
+                pf[cur, s, iF] = 1.0
+                continue
+            # Eq. 8: the opponents' discards, the last first, each answered as solve_kernel did
+            for cc in range(call_ptr[s], call_ptr[s + 1]):
+                g = call_g0 + cc
+                VH[g] = _q(gl, ma, mb, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
+            nk = 0
+            if call_ptr[s + 1] > call_ptr[s] or (allow_win and win_ptr[s + 1] > win_ptr[s]):
+                nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0,
+                            VH, ronv, ku, kr, kp, kpg, kc, kcg)
+            vr = ED[bc + s]
+            for o in range(no):  # loops, not slices: a slice is an array object per state
+                pv[o] = pd[o]
+            for j in range(node_chi.shape[0] - 1, -1, -1):
+                cw = node_chi[j]
+                base = vr
+                for o in range(no):
+                    pb[o] = pv[o]
+                for i in range(nk):
+                    pu = p_disc[c, ku[i]]
+                    if kr[i] == kr[i]:
+                        pu *= ron_scale[c]
+                    if pu == 0.0:
+                        continue
+                    v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
+                    vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
+                    for br in range(2):
+                        a = a0 if br == 0 else a1
+                        wgt = pu * ((1.0 - cw) if br == 0 else cw)
+                        if wgt == 0.0:
+                            continue
+                        if a == -2:
+                            pv[iW] += wgt
+                            for o in range(no):
+                                pv[o] -= wgt * pb[o]
+                        elif a >= 0:
+                            m = _first_best(hbest[(k - 1) * nh + a], h_ptr[a])
+                            keep = 1.0 - gl * (1.0 - mb[m])
+                            nxt = h_succ[m]
+                            for o in range(no):
+                                v = keep * pf[prev, nxt, o]
+                                if o == iL:
+                                    v += gl * (1.0 - mb[m])
+                                pv[o] += wgt * (v - pb[o])
+            po = p_other[c, nn]
+            pe = p_end[c, nn]
+            for o in range(no):
+                pf[cur, s, o] = (1.0 - po) * (1.0 - pe) * pv[o]
+            if iO >= 0:
+                pf[cur, s, iO] += po
+            pf[cur, s, iT if tenpai[s] else iN] += (1.0 - po) * pe
+        if k >= T - 1:
+            _put(PF_out, k - T + 1, pf, cur, omap, marks, k)
 
 
 @numba.njit(cache=True)
@@ -486,33 +714,29 @@ def needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ,
         k = kmax[s]
         if k <= 0:
             continue
-        for jj in range(live_ptr[s], live_ptr[s + 1]):
-            tail = _visit(live_h[jj], k, hk, kmax, h_ptr, h_succ, queue, tail)
-        for c in range(call_ptr[s], call_ptr[s + 1]):
-            tail = _visit(call_g0 + c, k, hk, kmax, h_ptr, h_succ, queue, tail)
+        # the groups of the live draws, then those of the calls (one loop, no helper: a helper
+        # with array arguments costs reference counting per group)
+        nl = live_ptr[s + 1] - live_ptr[s]
+        for jj in range(nl + call_ptr[s + 1] - call_ptr[s]):
+            h = live_h[live_ptr[s] + jj] if jj < nl else call_g0 + call_ptr[s] + jj - nl
+            if hk[h] >= k:
+                continue
+            hk[h] = k  # a group read at k reads its members at k - 1
+            for m in range(h_ptr[h], h_ptr[h + 1]):
+                t = h_succ[m]
+                if kmax[t] < 0:
+                    kmax[t] = k - 1
+                    queue[tail] = t
+                    tail += 1
 
 
 @numba.njit(cache=True)
-def _visit(h, k, hk, kmax, h_ptr, h_succ, queue, tail):
-    """Group ``h`` read at ``k``: its members, not yet reached, are read at ``k - 1``."""
-    if hk[h] >= k:
-        return tail
-    hk[h] = k
-    for m in range(h_ptr[h], h_ptr[h + 1]):
-        t = h_succ[m]
-        if kmax[t] < 0:
-            kmax[t] = k - 1
-            queue[tail] = t
-            tail += 1
-    return tail
-
-
-@numba.njit(cache=True)
-def _put(out, i, pf, layer, omap):
-    """``out[i]`` (n, N_OUT) from the compact layer ``pf[layer]``."""
+def _put(out, i, pf, layer, omap, marks, k):
+    """``out[i]`` (n, N_OUT) from the compact layer ``pf[layer]``, at the states marked at ``k``."""
     for s in range(out.shape[1]):
-        for o in range(N_OUT):
-            out[i, s, o] = pf[layer, s, omap[o]] if omap[o] >= 0 else 0.0
+        if (marks[s] >> k) & 1:
+            for o in range(N_OUT):
+                out[i, s, o] = pf[layer, s, omap[o]] if omap[o] >= 0 else 0.0
 
 
 def draw_groups(graph) -> tuple:
@@ -555,6 +779,8 @@ def draw_groups(graph) -> tuple:
     h_succ = np.concatenate([h_succ[:m], graph.call_mem_succ])
     h_decl = np.concatenate([h_decl[:m], np.zeros(len(graph.call_mem_tile), np.bool_)])
     h_cls = np.concatenate([h_cls, np.zeros(nc, np.uint8)])
+    if len(h_ptr) > 1 and np.diff(h_ptr).max() > MAX_MEMBERS:  # cannot happen: 14 kinds, each with a twin
+        raise ValueError(f"a group has more than {MAX_MEMBERS} members")
     out = (int(nh) + nc, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl, h_cls, int(nh))
     graph.__dict__["_draw_groups"] = (ident, out, graph.edge_ptr, graph.edge_succ, graph.draw_tile,
                                       graph.call_mem_succ, graph.twin)
@@ -588,7 +814,12 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     ``p_disc`` of the kinds a state can ron (the opponents hold back tiles that look
     dangerous; within [0, 1]). ``root_only``: solve only the (state, ``k``) pairs that the
     root's actions read (:func:`needed_turns`; the same numbers for them, about a third less
-    work); the others are NaN in ``VF``/``ED`` and meaningless in ``PF``/``PD``.
+    work); the others are NaN in ``VF``/``ED``. With ``track`` the ending probabilities are
+    computed after the values, at the pairs that the root's actions reach under the solved
+    policy (:func:`policy_marks`, :func:`endings_kernel`), and given for the pairs the root's
+    actions read: a ``3k+2`` root's discard states and twins at ``k = T-1``, a ``3k+1``
+    root (state 0) at ``T`` and its calls' states at ``T-1``; other rows are 0 or meaningless
+    (``T <= MAX_T``).
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
@@ -609,6 +840,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     else:
         raise ValueError(f"discards_per_turn must be 1 or 3, got {discards_per_turn}")
     g_lose = np.ones(T) if g_lose is None else np.ascontiguousarray(g_lose, dtype=np.float64)
+    if track and T > MAX_T:
+        raise ValueError(f"tracked solves need T <= {MAX_T} (a bit of a 64-bit mask per turn), got {T}")
     if g_lose.shape != (T,) or not (g_lose > 0).all():
         raise ValueError(f"g_lose must hold T = {T} positive numbers, got {g_lose!r}")
     for key, arr in (("p_other", base["p_other"]), ("riichi p_other", lk["p_other"])):
@@ -632,23 +865,45 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
                live_ptr, live_w, live_h, live_win, live_m, A, B, L, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
+    # the pairs the root's actions read: a 3k+2 root its discards' states (and twins) at T-1,
+    # a 3k+1 root itself at T and its calls' states at T-1
+    if len(graph.root_discards):
+        seeds = np.concatenate([graph.root_succ, graph.twin[graph.root_succ]])
+        seeds, top = seeds[seeds >= 0].astype(np.int64), T - 1
+        calls0 = seeds[:0]
+    else:
+        seeds, top = np.zeros(1, np.int64), T
+        calls0 = graph.call_mem_succ[graph.call_mem[call_ptr[0]]:graph.call_mem[call_ptr[1]]].astype(np.int64)
     kmax, hk = np.full(n, T, np.int64), np.full(h_ptr.shape[0] - 1, T, np.int64)
     if root_only:
-        if len(graph.root_discards):  # a 3k+2 root reads its discards' states (and twins) at T-1
-            seeds, top = np.concatenate([graph.root_succ, graph.twin[graph.root_succ]]), T - 1
-            seeds = seeds[seeds >= 0]
-        else:
-            seeds, top = np.zeros(1, np.int32), T
-        needed_turns(seeds.astype(np.int64), top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk)
-    solve_kernel(live_ptr, live_w, live_h, live_win, live_m, A, B, L, nh, h_ptr, h_tile, h_succ, h_decl,
-                 ma, mb, graph.win_ptr, graph.win_tile, graph.tenpai, cls, h_cls, riichi is None, call_ptr,
-                 graph.call_tile,
-                 graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["u_other"], two["p_end"],
-                 two["u_tw"], two["u_nw"], two["p_disc"], two["ron_scale"],
-                 np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron), v_stop.reshape(-1),
-                 bool(allow_win), bool(allow_stop), bool(tsumo_forced), bool(track),
-                 _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), kmax, hk, VF.reshape(-1),
-                 ED.reshape(-1), PF, PD)
+        needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk)
+    stops = np.zeros(n if track else 1, np.int64)
+    hbest = np.empty(T * nh if track else 1, np.int32)
+    f64 = (g_lose, two["p_other"], two["u_other"], two["p_end"], two["u_tw"], two["u_nw"], two["p_disc"],
+           two["ron_scale"])
+    ron_ok, u_tsumo, u_ron = np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron)
+    skip_locked = riichi is None
+    solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, ma, mb, graph.win_ptr,
+                 graph.win_tile, graph.tenpai, cls, h_cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
+                 call_g0, node_chi, int(T), *f64, ron_ok, u_tsumo, u_ron, v_stop.reshape(-1), bool(allow_win),
+                 bool(allow_stop), bool(tsumo_forced), bool(track), kmax, hk, VF.reshape(-1), ED.reshape(-1), stops,
+                 hbest)
+    if track:
+        # values first, then the endings of the pairs that the root's actions reach under the
+        # now fixed policy (one member per group: a fraction of the pairs the values need)
+        marks = np.zeros(n, np.int64)
+        marks[seeds] |= 1 << top
+        marks[calls0] |= 1 << (T - 1)
+        policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+                     graph.win_ptr, graph.win_tile, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
+                     call_g0, node_chi, int(T), g_lose, two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron,
+                     bool(allow_win), bool(tsumo_forced), VF.reshape(-1), ED.reshape(-1), stops, hbest, marks)
+        endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+                       graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
+                       graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["p_end"],
+                       two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron, bool(allow_win), bool(tsumo_forced),
+                       _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), VF.reshape(-1),
+                       ED.reshape(-1), stops, hbest, marks, PF, PD)
     # (n, T+1) views of the turn-major arrays
     return VF.T, ED.T, PF, PD
 
