@@ -7,6 +7,8 @@ warm-up game (numba compilation, estimator caches). Reported by how the decision
 
 * ``method1``: decisions valued by PSM (own turn: discards / riichi; at an opponent's discard:
   pass / calls): estimators + situation + graph + solve;
+* ``method2``: decisions at 2-3 shanten valued by Method 2 (with ``--agent mdp:method2=1``):
+  graph + WSM + TSM + an FSM per action + the scenario regressions;
 * ``rule_based``: hands of 4+ shanten left to the efficiency agent;
 * ``error_fallback``: a graph that could not be built (should be none);
 * ``forced``: a win, a single legal action, a riichi hand, no chi/pon on offer;
@@ -18,6 +20,7 @@ average is printed with the table. Pin to one core on a shared box:
     taskset -c 0 python benchmarks/mdp_bench.py              # table of median / p90 / p99
     python benchmarks/mdp_bench.py --games 8 --json          # one JSON object
     taskset -c 0 python benchmarks/mdp_bench.py --agent mdp:d3=4   # an agent with options
+    taskset -c 0 python benchmarks/mdp_bench.py --agent mdp:method2=1   # Method 2 at 2-3 shanten
 
 ``method1`` decisions are also reported by the shanten of the hand (``method1 sh2`` ...).
 """
