@@ -2,10 +2,10 @@
 action at 2-3 shanten from the WSM, TSM and FSM run from the hand after it.
 
 Eq. 17: ``V(I+_a) = sum_x P(x | I, h_a) U_x`` over the five scenarios of
-:data:`regressors.scenarios.SCENARIOS`. ``P(x)`` comes from Eq. 18's four regressions
+:data:`regressors.scenarios.SCENARIOS`, and for an action that discards ``t`` Eq. 4 around it:
+``V(a) = P_L(t) U_L(t) + (1 - P_L(t)) V(I+_a)``. ``P(x)`` comes from Eq. 18's four regressions
 (:class:`regressors.scenarios.ScenarioModel`) on the MDPs' features; Eq. 19's payoffs are
-``U_win = V^WSM / P^WSM_win`` (measured from :data:`WSM_FLOOR`), ``U_lose`` the FSM's lose-conditional value (Eq. 15; with the
-action's own discard's deal-in, Eq. 4's ``P_L(t) U_L(t)``, weighed in), and the other win and
+``U_win = V^WSM / P^WSM_win`` (measured from :data:`WSM_FLOOR`), ``U_lose`` the FSM's lose-conditional value (Eq. 15), and the other win and
 the two washouts as the table says (``MDPParams.u_other``, ``u_tw``, ``u_nw``: the opponents'
 tenpai chances inferred at ``I``). One graph serves every action of the decision: WSM and TSM
 are solved once over it and read at each root action.
@@ -47,13 +47,16 @@ class TableView:
 class Method2Values:
     """Per root action (a kind, ``"pass"`` or ``("call", u, code, t)``, as in
     :class:`abstractions._solve.RootValues`): the features (Eq. 18), the scenario payoffs
-    (Eq. 19) and, with a model, the scenario probabilities and the value (Eq. 17)."""
+    (Eq. 19), the chance ``p_now`` that its discard is ronned at once and, with a model, the
+    scenario probabilities (that deal-in counted as a loss) and the value (Eq. 4 with Eq. 17)."""
 
     features: dict[object, np.ndarray]
     payoffs: dict[object, np.ndarray]
+    p_now: dict[object, float]
+    u_now: dict[object, float]
     probs: dict[object, np.ndarray]
     values: dict[object, float]
-    win_fallbacks: int
+    win_fallbacks: int  # 1 when no action's WSM wins and Eq. 19's win payoff is the stand-in
 
 
 def _meld_kinds(code: int) -> list[int]:
@@ -100,6 +103,8 @@ def evaluate(graph: HandGraph, params, table: TableView, model: ScenarioModel | 
     n_melds = len(graph.root_melds)
     feats: dict[object, np.ndarray] = {}
     pays: dict[object, list[float]] = {}
+    p_now: dict[object, float] = {}
+    u_now: dict[object, float] = {}
     for a in _actions(wsm):
         key = a[1:] if isinstance(a, tuple) else a
         v_w = (wsm.calls[key] if isinstance(a, tuple) else (wsm.pass_ if a == "pass" else wsm.discards[a])) - WSM_FLOOR
@@ -107,23 +112,20 @@ def evaluate(graph: HandGraph, params, table: TableView, model: ScenarioModel | 
         p_t = tsm.calls.get(key, 0.0) if isinstance(a, tuple) else (tsm.pass_ if a == "pass" else tsm.discards[a])
         hand, t, call = _hand_after(graph.root, a)
         fsm = fsm_closed_form(hand, p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other, u_end=p.u_nw, T=p.T)
-        pl_now = 0.0 if t is None else float(p.p_lose[t]) * growth0
+        p_now[a] = 0.0 if t is None else float(p.p_lose[t]) * growth0
+        u_now[a] = 0.0 if t is None else float(p.u_lose[t])
         feats[a] = feature_row(wsm_p_win=p_w, wsm_value=v_w, tsm_p_tenpai=float(p_t), fsm_p_lose=fsm.p_lose,
-                               p_lose_now=pl_now, n_riichi=table.n_riichi, sum_pt=table.sum_pt,
-                               n_dahai=table.n_dahai, tiles_left=table.tiles_left,
-                               shanten=max(0, shanten(hand.astype(np.uint8))), melds=n_melds + int(call))
-        lose_mass = pl_now + (1 - pl_now) * fsm.p_lose
-        u_lose = ((pl_now * float(p.u_lose[t]) if t is not None else 0.0)
-                  + (1 - pl_now) * fsm.p_lose * fsm.u_lose_bar) / lose_mass if lose_mass > 0 else float(np.mean(p.u_lose))
+                               n_riichi=table.n_riichi, sum_pt=table.sum_pt, n_dahai=table.n_dahai,
+                               tiles_left=table.tiles_left, shanten=max(0, shanten(hand.astype(np.uint8))),
+                               melds=n_melds + int(call))
+        u_lose = fsm.u_lose_bar if fsm.p_lose > 0 else float(np.mean(p.u_lose))
         u_win = v_w / p_w + WSM_FLOOR if p_w > 0 else np.nan
         pays[a] = [u_win, u_lose, float(p.u_other), float(p.u_tw), float(p.u_nw)]
     known = [u[0] for u in pays.values() if u[0] == u[0]]
-    fallbacks = 0
     payoffs: dict[object, np.ndarray] = {}
     for a, u in pays.items():
         if u[0] != u[0]:
             u[0] = float(np.mean(known)) if known else u_win_fallback
-            fallbacks += int(not known)
         payoffs[a] = np.array(u)
     probs: dict[object, np.ndarray] = {}
     values: dict[object, float] = {}
@@ -131,6 +133,9 @@ def evaluate(graph: HandGraph, params, table: TableView, model: ScenarioModel | 
         keys = list(feats)
         P = model.predict(np.vstack([feats[a] for a in keys]))
         for a, row in zip(keys, P):
-            probs[a] = row
-            values[a] = float(row @ payoffs[a])
-    return Method2Values(features=feats, payoffs=payoffs, probs=probs, values=values, win_fallbacks=fallbacks)
+            q = p_now[a]
+            probs[a] = (1 - q) * row
+            probs[a][1] += q
+            values[a] = q * u_now[a] + (1 - q) * float(row @ payoffs[a])
+    return Method2Values(features=feats, payoffs=payoffs, p_now=p_now, u_now=u_now, probs=probs, values=values,
+                         win_fallbacks=int(bool(pays) and not known))

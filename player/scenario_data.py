@@ -7,7 +7,7 @@ the MDP player rebuilds the situation and runs Method 2's WSM, TSM and FSM
 (:meth:`player.agents.mdp.MdpAgent.scenario_features`); the features of the action the record's
 player *took* (a discard, the pass, or a call with the discard that followed it) become one row,
 labelled with how that hand really ended for that seat (``player.calibration``'s reading of the
-record). ``python -m regressors.scenarios --data FILE`` fits the regressions on them.
+record). A discard ronned at once makes no row: Eq. 4 values that deal-in outside Eq. 17. ``python -m regressors.scenarios --data FILE`` fits the regressions on them.
 """
 from __future__ import annotations
 
@@ -23,22 +23,36 @@ from game.cli import reports_errors
 from game.errors import MahjongError
 
 
+def _ronned_at_once(events: list[dict], i: int, seat: int) -> bool:
+    """The discard at ``events[i]`` is ronned before anyone draws again."""
+    for e in events[i + 1:]:
+        t = e.get("type")
+        if t == "hora":
+            return e.get("target") == seat and e.get("actor") != seat
+        if t in ("tsumo", "end_kyoku", "ryukyoku", "start_kyoku"):
+            return False
+    return False
+
+
 def _taken_key(events: list[dict], d, pick: int):
-    """The Method 2 action key of the record's choice: a discard's kind, ``"pass"``, or
-    ``("call", u, code, t)`` with ``t`` the seat's next discard; None when it is none of them."""
+    """The Method 2 action key of the record's choice (a discard's kind, ``"pass"``, or
+    ``("call", u, code, t)`` with ``t`` the seat's next discard) and the event index of the
+    discard it makes (None for a pass); None when it is none of them."""
     from game.tiles import mjai_to_kind
     from player.agents.mdp import call_code
 
     a = d.legal[pick]
-    if a["type"] == "dahai":
-        return mjai_to_kind(a["pai"])
     if a["type"] == "none":
-        return "pass"
-    if a["type"] in ("chi", "pon"):
-        nxt = next((e for e in events[d.index + 2:] if e.get("type") == "dahai" and e.get("actor") == d.seat), None)
-        if nxt is not None:
-            return ("call", mjai_to_kind(a["pai"]), call_code(a), mjai_to_kind(nxt["pai"]))
-    return None
+        return "pass", None
+    if a["type"] not in ("dahai", "chi", "pon"):
+        return None
+    at = next((i for i in range(d.index + 1, len(events))
+               if events[i].get("type") == "dahai" and events[i].get("actor") == d.seat), None)
+    if at is None:
+        return None
+    if a["type"] == "dahai":
+        return mjai_to_kind(a["pai"]), at
+    return ("call", mjai_to_kind(a["pai"]), call_code(a), mjai_to_kind(events[at]["pai"])), at
 
 
 def file_rows(task: tuple[str, str, str | None, int]) -> list[tuple[np.ndarray, int, int, int]]:
@@ -69,9 +83,13 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[tuple[np.ndarray, 
         if (k - 1) % every:
             continue
         out = agent.scenario_features(d.state, d.legal)
-        key = _taken_key(events, d, pick) if out is not None else None
-        if key is None or key not in out["features"]:
+        taken = _taken_key(events, d, pick) if out is not None else None
+        if taken is None or taken[0] not in out["features"]:
             continue
+        key, at = taken
+        if at is not None and _ronned_at_once(events, at, d.seat):
+            continue  # Eq. 4's own term, outside the regressions
+
         rows.append((out["features"][key], int(real), int(shanten(np.asarray(d.state.hand, np.uint8))),
                      int(d.state.tiles_left)))
     return rows

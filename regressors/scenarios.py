@@ -13,7 +13,8 @@ action (:data:`SCENARIO_FEATURES`; spec A6: every ``p_k`` on the union of the fe
 so ``P(win) = p1``, ``P(lose) = (1 - p1) p2``, ``P(other win) = (1 - p1)(1 - p2)(1 - p3)``,
 ``P(tenpai washout) = (1 - p1)(1 - p2) p3 p4`` and ``P(noten washout) = (1 - p1)(1 - p2) p3
 (1 - p4)``. Each ``p_k`` is fitted on the decisions whose hand reached its branch, labelled
-with how the hand really ended (``player.scenario_data`` builds the rows from records).
+with how the hand really ended (``player.scenario_data`` builds the rows from records; a
+discard ronned at once is Eq. 4's own term, not a row).
 
     python -m regressors.scenarios --data runs/scenarios/*.npz --out regressors/models/scenarios.json
 """
@@ -35,11 +36,11 @@ KIND = "scenarios"
 SCENARIOS = ("win", "lose", "other_win", "tenpai_washout", "noten_washout")
 #: The features of every ``p_k`` (spec A6, the union of the four lists): the MDP runs' own
 #: (WSM's win chance and value, TSM's tenpai chance, FSM's lose chance, Eq. 14) with their
-#: logits, the chance that the action's discard is ronned at once, the table's (riichi
-#: opponents, the others' summed tenpai chance, our discards so far, the wall) and the hand's.
+#: logits, the table's (riichi opponents, the others' summed tenpai chance, our discards so
+#: far, the wall) and the hand's. The action's own discard's deal-in is not among them: Eq. 4
+#: weighs it in outside Eq. 17, so the regressions describe the hand after that discard passed.
 SCENARIO_FEATURES = ("wsm_p_win", "wsm_logit", "wsm_value", "tsm_p_tenpai", "tsm_logit", "fsm_p_lose",
-                     "fsm_logit", "p_lose_now", "n_riichi", "sum_pt", "n_dahai", "tiles_left", "shanten",
-                     "melds")
+                     "fsm_logit", "n_riichi", "sum_pt", "n_dahai", "tiles_left", "shanten", "melds")
 #: The probability features' logits are taken of values clipped to [EPS, 1 - EPS].
 EPS = 1e-4
 #: The four regressions of the tree, each with the labels it is fitted on.
@@ -52,11 +53,11 @@ def logit(p: float) -> float:
 
 
 def feature_row(*, wsm_p_win: float, wsm_value: float, tsm_p_tenpai: float, fsm_p_lose: float,
-                p_lose_now: float, n_riichi: int, sum_pt: float, n_dahai: int, tiles_left: int,
+                n_riichi: int, sum_pt: float, n_dahai: int, tiles_left: int,
                 shanten: int, melds: int) -> np.ndarray:
     """One row of :data:`SCENARIO_FEATURES` (rank-unit ``wsm_value`` = ``V^WSM``)."""
     return np.array([wsm_p_win, logit(wsm_p_win), wsm_value, tsm_p_tenpai, logit(tsm_p_tenpai), fsm_p_lose,
-                     logit(fsm_p_lose), p_lose_now, n_riichi, sum_pt, n_dahai / 18.0, tiles_left / 70.0,
+                     logit(fsm_p_lose), n_riichi, sum_pt, n_dahai / 18.0, tiles_left / 70.0,
                      shanten, melds], dtype=np.float64)
 
 

@@ -81,7 +81,8 @@ def test_method2_features_are_the_wsm_tsm_and_fsm_of_the_hand_after_each_discard
     """One graph, WSM and TSM solved once: each discard's features are the MDPs' own numbers
     read at that discard (WSM's win chance and value, with no win worth the worst rank, TSM's
     tenpai chance, the FSM of the hand left); Eq. 19's win payoff is V^WSM / P^WSM_win and
-    lies among the graph's win payoffs; Eq. 17 is the probabilities times the payoffs."""
+    lies among the graph's win payoffs; the value is Eq. 4 (the discard ronned at once) around
+    Eq. 17 (the probabilities times the payoffs)."""
     agent = _two_shanten(est)
     sit = agent._situation()
     g = agent._graph(sit, agent.state, **agent._far(2))
@@ -105,13 +106,15 @@ def test_method2_features_are_the_wsm_tsm_and_fsm_of_the_hand_after_each_discard
         hand[t] -= 1
         fsm = fsm_closed_form(hand, p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other, u_end=p.u_nw, T=p.T)
         assert f[names.index("fsm_p_lose")] == pytest.approx(fsm.p_lose, abs=1e-12)
-        assert f[names.index("p_lose_now")] == pytest.approx(p.p_lose[t] * p.lose_growth[0], abs=1e-12)
+        assert m2.p_now[t] == pytest.approx(p.p_lose[t] * p.lose_growth[0], abs=1e-12)
         u = m2.payoffs[t]
         if wsm.prob(t, "win") > 0:
             assert u[0] == pytest.approx((wsm.discards[t] + 4.0) / wsm.prob(t, "win") - 4.0, rel=1e-12)
             assert lo - 1e-12 <= u[0] <= hi + 1e-12
         assert (u[2], u[3], u[4]) == (p.u_other, p.u_tw, p.u_nw)
-        assert m2.values[t] == pytest.approx(float(m2.probs[t] @ u), abs=1e-12)
+        q = m2.p_now[t]  # Eq. 4 around Eq. 17
+        assert m2.values[t] == pytest.approx(q * p.u_lose[t] + (1 - q) * float(model.predict(f)[0] @ u), abs=1e-12)
+        assert m2.probs[t].sum() == pytest.approx(1.0) and m2.probs[t][1] >= q
     assert view.n_riichi == 0 and view.n_dahai == 1 and view.tiles_left == agent.state.tiles_left
 
 
