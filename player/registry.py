@@ -49,8 +49,12 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 
 
 def _mdp_models(opts: dict[str, Any]) -> list[Path]:
+    from player.agents.mdp import METHOD2
     from regressors.estimators import DEFAULT_DIR, FILES
-    return [DEFAULT_DIR / fname for fname, _ in FILES.values()]
+    from regressors.scenarios import DEFAULT_PATH
+
+    files = [DEFAULT_DIR / fname for fname, _ in FILES.values()]
+    return files + [DEFAULT_PATH] if opts.get("method2", METHOD2) else files
 
 
 def _cnn_bot_models(opts: dict[str, Any]) -> list[Path]:

@@ -67,8 +67,8 @@ def events_for(hand: str, rounds: list[tuple[str, dict[int, str]]], *, riichi: d
     return ev
 
 
-def agent_at(events: list[dict], est: Estimators) -> MdpAgent:
-    a = MdpAgent(estimators=est)
+def agent_at(events: list[dict], est: Estimators, **options) -> MdpAgent:
+    a = MdpAgent(estimators=est, **options)
     a.start_game(0)
     for e in events:
         a.observe(e)
@@ -132,13 +132,13 @@ def test_expected_ranks_equal_rank_probs_of_the_next_hand(est):
 
 # --- the situation's parameters ----------------------------------------------------------
 
-def _riichi_table(est):
+def _riichi_table(est, **options):
     rounds = [("N", {1: "9m", 2: "9m", 3: "9m"}), ("F", {1: "1p", 2: "1p", 3: "1p"}),
               ("C", {1: "8m", 2: "8m", 3: "8m"}), ("9p", {1: "8p", 2: "8p", 3: "9s"}),
               ("W", {1: "5m", 2: "W", 3: "E"}), ("1m", {1: "2s", 2: "S", 3: "3m"})]
     # a 3-shanten hand (with the last draw) holding 8m, 8p and 5m, genbutsu against seat 1's riichi
     ev = events_for("158m 258p 369s 5m 8p 4s 7s", rounds, riichi={1: 4}, last_draw="6m")
-    return agent_at(ev, est)
+    return agent_at(ev, est, **options)
 
 
 def test_situation_params_are_sane(est):
@@ -218,7 +218,8 @@ def test_throws_the_isolated_tile_of_a_one_shanten_hand(est):
 
 
 def test_folds_to_genbutsu_against_a_riichi_with_a_poor_hand(est):
-    agent = _riichi_table(est)
+    """Method 1 (PSM) at 3 shanten folds: its stop action (spec A1) carries the plan."""
+    agent = _riichi_table(est, method2=False)
     choice = agent.act(discard_legal(agent))
     k = mjai_to_kind(choice["pai"])
     st = agent.state
@@ -344,7 +345,9 @@ def test_a_40_game_match_reports_how_every_decision_was_made(tmp_path):
     assert counts["decisions"] > 40 * 50
     assert sum(counts.get(k, 0) for k in METHODS) == counts["decisions"]
     assert counts.get("error_fallback", 0) <= 0.001 * counts["decisions"]
-    assert m["shares"]["method1"] > 0.7
+    # Method 1 near tenpai, Method 2 at 2-3 shanten
+    assert m["shares"]["method1"] + m["shares"]["method2"] > 0.7
+    assert m["shares"]["method1"] > 0.2 and m["shares"]["method2"] > 0.2
     assert summary["decision_methods"]["opponent"] is None  # the efficiency agent keeps no counts
 
 
@@ -378,7 +381,7 @@ def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
     record = read_events(sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
                                  / "mjlog").glob("mjlog2json__*.xml"))[0])
     seat, tie = 2, 1e-3
-    agent, eff = MdpAgent(estimators=est, hanchan=True, tie=tie), EfficiencyAgent()
+    agent, eff = MdpAgent(estimators=est, hanchan=True, tie=tie, method2=False), EfficiencyAgent()
     agent.start_game(seat)
     eff.start_game(seat)
     fed, far, near_ones = 0, 0, 0
@@ -422,7 +425,7 @@ def test_d3_values_a_three_shanten_hand_on_the_deeper_graph(est):
     ev = events_for("123m 58p 469s 19s CC E", [], last_draw="W")
     chances = {}
     for d3 in (3, 4):
-        agent = MdpAgent(estimators=est, d3=d3)
+        agent = MdpAgent(estimators=est, d3=d3, method2=False)
         agent.start_game(0)
         for e in ev:
             agent.observe(e)

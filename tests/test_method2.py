@@ -136,7 +136,6 @@ def test_method2_player_keeps_the_finished_runs_of_a_two_shanten_hand(est):
 
 def test_method2_player_folds_to_genbutsu_against_a_riichi_with_a_poor_hand(est):
     agent = _riichi_table(est)
-    agent.method2 = True
     choice = agent.act(discard_legal(agent))
     assert agent.stats["method2"] == 1
     st = agent.state

@@ -20,6 +20,7 @@ from game.records import read_events
 from game.state import seat_view
 from game.tiles import mjai_to_kind
 from player.agents.mdp import MdpAgent
+from player.analyze import VALUED
 from player.review import kyoku_labels, main, review
 from player.review_html import html_report
 from regressors.estimators import Estimators
@@ -68,7 +69,7 @@ def test_recorded_actions_are_the_records(events, reviewed):
 def test_agreement_and_loss_follow_the_values(reviewed):
     agreed = []
     for e in reviewed["decisions"]:
-        if e["method"] != "method1":
+        if e["method"] not in VALUED:
             assert e["agree"] is None and e["loss"] is None
             continue
         ranks = [a["expected_rank"] for a in e["actions"]]
