@@ -101,7 +101,8 @@ METHODS = ("method1", "method2", "rule_based", "error_fallback", "forced")
 METHOD2_SHANTEN = (2, 3)
 #: Method 2 at :data:`METHOD2_SHANTEN` (``method2``): on. Against Method 1 there, on 400
 #: development games (seed 20261130), the same mean rank (2.223 vs 2.217, +-0.062) with more
-#: wins and fewer deal-ins a hand (0.225 / 0.119 vs 0.216 / 0.124) (README, "Strength").
+#: wins and fewer deal-ins a hand (0.225 / 0.119 vs 0.216 / 0.124); then on the 1,000 games of
+#: report seed 20261201, 0.098 +- 0.042 rank better (p = 0.010) (README, "Strength").
 METHOD2 = True
 
 
@@ -142,7 +143,7 @@ class MdpAgent(Agent):
         root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
         :data:`STATES2`); ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by
         Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
-        the shipped one, loaded when first needed)."""
+        the shipped one, loaded with the agent)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -163,6 +164,10 @@ class MdpAgent(Agent):
             raise MahjongError(f"d3 must be in 3..6 and states2 >= 1, got {d3}, {states2}")
         self.d3, self.states2 = int(d3), int(states2)
         self.method2 = bool(method2)
+        if self.method2 and scenarios is None:  # built with the agent: a missing file fails here
+            from regressors.scenarios import DEFAULT_PATH, ScenarioModel
+
+            scenarios = ScenarioModel.load(DEFAULT_PATH)
         self._scenarios = scenarios
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
@@ -406,11 +411,10 @@ class MdpAgent(Agent):
         return self.method2 and sh in METHOD2_SHANTEN and not self.state.riichi[self.seat]
 
     def scenarios(self):
-        """Eq. 18's regressions (:class:`regressors.scenarios.ScenarioModel`), loaded once."""
+        """Eq. 18's regressions (:class:`regressors.scenarios.ScenarioModel`); ``MahjongError``
+        when Method 2 is off and none was given."""
         if self._scenarios is None:
-            from regressors.scenarios import DEFAULT_PATH, ScenarioModel
-
-            self._scenarios = ScenarioModel.load(DEFAULT_PATH)
+            raise MahjongError("Method 2 is off and no scenario model was given")
         return self._scenarios
 
     def table_view(self, sit: Situation) -> method2.TableView:
