@@ -20,7 +20,7 @@ from abstractions.fsm import fsm_closed_form
 from abstractions.tsm import solve_tsm
 from abstractions.wsm import solve_wsm
 from regressors.scenarios import ScenarioModel, feature_row
-from search.hand_graph import CHI_CODE, HandGraph
+from search.hand_graph import HandGraph, meld_take
 from search.shanten import shanten
 
 #: WSM's no-win payoff: the worst final rank. Payoffs are minus the expected final rank, so with
@@ -53,17 +53,9 @@ class Method2Values:
     features: dict[object, np.ndarray]
     payoffs: dict[object, np.ndarray]
     p_now: dict[object, float]
-    u_now: dict[object, float]
     probs: dict[object, np.ndarray]
     values: dict[object, float]
     win_fallbacks: int  # 1 when no action's WSM wins and Eq. 19's win payoff is the stand-in
-
-
-def _meld_kinds(code: int) -> list[int]:
-    if code >= CHI_CODE:
-        lo = code - CHI_CODE
-        return [lo, lo + 1, lo + 2]
-    return [code] * 3
 
 
 def _hand_after(root: np.ndarray, action) -> tuple[np.ndarray, int | None, bool]:
@@ -75,8 +67,7 @@ def _hand_after(root: np.ndarray, action) -> tuple[np.ndarray, int | None, bool]
     if isinstance(action, tuple):
         _, u, code, t = action
         h[u] += 1
-        for k in _meld_kinds(code):
-            h[k] -= 1
+        meld_take(code, h, -1)
         h[t] -= 1
         return h, t, True
     h[action] -= 1
@@ -87,6 +78,13 @@ def _actions(wsm) -> list:
     if wsm.discards:
         return list(wsm.discards)
     return ["pass"] + [("call",) + k for k in wsm.calls]
+
+
+def _at(rv, action) -> float:
+    """The root value of ``action`` in a solve's :class:`abstractions._solve.RootValues`."""
+    if isinstance(action, tuple):
+        return rv.calls[action[1:]]
+    return rv.pass_ if action == "pass" else rv.discards[action]
 
 
 def evaluate(graph: HandGraph, params, table: TableView, model: ScenarioModel | None, *,
@@ -106,16 +104,14 @@ def evaluate(graph: HandGraph, params, table: TableView, model: ScenarioModel | 
     p_now: dict[object, float] = {}
     u_now: dict[object, float] = {}
     for a in _actions(wsm):
-        key = a[1:] if isinstance(a, tuple) else a
-        v_w = (wsm.calls[key] if isinstance(a, tuple) else (wsm.pass_ if a == "pass" else wsm.discards[a])) - WSM_FLOOR
+        v_w = _at(wsm, a) - WSM_FLOOR
         p_w = wsm.prob(a, "win")
-        p_t = tsm.calls.get(key, 0.0) if isinstance(a, tuple) else (tsm.pass_ if a == "pass" else tsm.discards[a])
         hand, t, call = _hand_after(graph.root, a)
         fsm = fsm_closed_form(hand, p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other, u_end=p.u_nw, T=p.T)
         p_now[a] = 0.0 if t is None else float(p.p_lose[t]) * growth0
         u_now[a] = 0.0 if t is None else float(p.u_lose[t])
-        feats[a] = feature_row(wsm_p_win=p_w, wsm_value=v_w, tsm_p_tenpai=float(p_t), fsm_p_lose=fsm.p_lose,
-                               n_riichi=table.n_riichi, sum_pt=table.sum_pt, n_dahai=table.n_dahai,
+        feats[a] = feature_row(wsm_p_win=p_w, wsm_value=v_w, tsm_p_tenpai=float(_at(tsm, a)),
+                               fsm_p_lose=fsm.p_lose, n_riichi=table.n_riichi, sum_pt=table.sum_pt, n_dahai=table.n_dahai,
                                tiles_left=table.tiles_left, shanten=max(0, shanten(hand.astype(np.uint8))),
                                melds=n_melds + int(call))
         u_lose = fsm.u_lose_bar if fsm.p_lose > 0 else float(np.mean(p.u_lose))
@@ -137,5 +133,5 @@ def evaluate(graph: HandGraph, params, table: TableView, model: ScenarioModel | 
             probs[a] = (1 - q) * row
             probs[a][1] += q
             values[a] = q * u_now[a] + (1 - q) * float(row @ payoffs[a])
-    return Method2Values(features=feats, payoffs=payoffs, p_now=p_now, u_now=u_now, probs=probs, values=values,
+    return Method2Values(features=feats, payoffs=payoffs, p_now=p_now, probs=probs, values=values,
                          win_fallbacks=int(bool(pays) and not known))

@@ -122,33 +122,38 @@ def _agent(spec: str):
     return _AGENT[1]
 
 
-def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
-    """The calibration rows of one record (one worker task)."""
+def recorded_choices(events: list[dict], name: str | None, every: int):
+    """Every ``every``-th decision of the seats named ``name`` (all four with None) that the
+    record answered among two or more legal actions, in a hand whose ending it shows: yields
+    ``(decision, index of the recorded action in its legal list, ENDINGS index)``."""
     from game.decisions import iter_decisions, recorded_index
-    from game.records import player_names, read_events
-    from search.shanten import shanten
+    from game.records import player_names
 
-    path, spec, name, every = task
-    agent = _agent(spec)
-    events = read_events(path)
     ends = realised_endings(events)
     names = player_names(events)
     seats = [s for s in range(4) if name is None or names[s] == name]
     starts = [i for i, e in enumerate(events) if e.get("type") == "start_kyoku"]  # ascending
-    rows: list[Row] = []
     k = 0
     for d in iter_decisions(events, seats=seats):
         at = bisect.bisect_right(starts, d.index)
-        start = starts[at - 1] if at else -1
-        real = ends.get((start, d.seat))
-        if real is None or len(d.legal) < 2:
-            continue
-        pick = recorded_index(d.legal, d.chosen)
+        real = ends.get((starts[at - 1] if at else -1, d.seat))
+        pick = recorded_index(d.legal, d.chosen) if real is not None and len(d.legal) > 1 else None
         if pick is None:
             continue
         k += 1
-        if (k - 1) % every:
-            continue
+        if (k - 1) % every == 0:
+            yield d, pick, real
+
+
+def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
+    """The calibration rows of one record (one worker task)."""
+    from game.records import read_events
+    from search.shanten import shanten
+
+    path, spec, name, every = task
+    agent = _agent(spec)
+    rows: list[Row] = []
+    for d, pick, real in recorded_choices(read_events(path), name, every):
         valued = agent.value(d.state, d.legal)
         if valued is None or valued[pick][2] is None:
             continue

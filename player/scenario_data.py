@@ -12,7 +12,6 @@ record). A discard ronned at once makes no row: Eq. 4 values that deal-in outsid
 from __future__ import annotations
 
 import argparse
-import bisect
 import json
 import sys
 from pathlib import Path
@@ -57,9 +56,8 @@ def _taken_key(events: list[dict], d, pick: int):
 
 def file_rows(task: tuple[str, str, str | None, int]) -> list[tuple[np.ndarray, int, int, int]]:
     """``(features, ending, shanten, tiles_left)`` of one record's decisions (one worker task)."""
-    from game.decisions import iter_decisions, recorded_index
-    from game.records import player_names, read_events
-    from player.calibration import _agent, realised_endings
+    from game.records import read_events
+    from player.calibration import _agent, recorded_choices
     from search.shanten import shanten
 
     path, spec, name, every = task
@@ -67,21 +65,8 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[tuple[np.ndarray, 
     if not hasattr(agent, "scenario_features"):
         raise MahjongError(f"agent {spec!r} has no Method 2 features; use an mdp agent")
     events = read_events(path)
-    ends = realised_endings(events)
-    names = player_names(events)
-    seats = [s for s in range(4) if name is None or names[s] == name]
-    starts = [i for i, e in enumerate(events) if e.get("type") == "start_kyoku"]
     rows = []
-    k = 0
-    for d in iter_decisions(events, seats=seats):
-        at = bisect.bisect_right(starts, d.index)
-        real = ends.get((starts[at - 1] if at else -1, d.seat))
-        pick = recorded_index(d.legal, d.chosen) if real is not None and len(d.legal) > 1 else None
-        if pick is None:
-            continue
-        k += 1
-        if (k - 1) % every:
-            continue
+    for d, pick, real in recorded_choices(events, name, every):
         out = agent.scenario_features(d.state, d.legal)
         taken = _taken_key(events, d, pick) if out is not None else None
         if taken is None or taken[0] not in out["features"]:

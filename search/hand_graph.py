@@ -340,7 +340,7 @@ def _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, n, edge_
 # --- calls (step 4 and Eq. 10) ----------------------------------------------------------
 
 @numba.njit(cache=True, inline="always")
-def _meld_take(code: int, c: np.ndarray, sign: int) -> None:
+def meld_take(code: int, c: np.ndarray, sign: int) -> None:
     """Add (``sign`` +1) or remove (-1) the three tiles of meld ``code`` to/from counts ``c``."""
     if code < CHI_CODE:
         c[code] += 3 * sign
@@ -404,7 +404,7 @@ def _open_states(hands, hkeys, n1, mmax, r, rm, keys, vals, n, out_hands, out_ke
                     if not _meld_fits(code, c):
                         ok = False
                         break
-                    _meld_take(code, c, -1)
+                    meld_take(code, c, -1)
                     key += rm[code]
                     if code < CHI_CODE:
                         key -= np.uint64(3) * r[code]
@@ -498,7 +498,7 @@ def _calls(hands, full, skeys, n_new, can_call, s0, n, h0, cap, replace, r, rm, 
                     x[q] = hands[s, q]
                 key = ks + rm[code] + r[u]
                 x[u] += 1
-                _meld_take(code, x, -1)
+                meld_take(code, x, -1)
                 if code < CHI_CODE:
                     key -= np.uint64(3) * r[u]
                 else:

@@ -298,14 +298,32 @@ class MdpAgent(Agent):
             return dict(d=self.d3, max_states=DEFAULT_MAX_STATES)
         return {}
 
-    def _kan(self, action: Event, sit: Situation, **graph: int) -> tuple[float | None, np.ndarray | None]:
+    def _decision_graph(self, sit: Situation, state: TableState, legal: list[Event],
+                        sh: int) -> tuple[HandGraph, int | None, dict]:
+        """The graph a decision is valued on, the kind just drawn (own turn; else None) and the
+        graph options it was built with: an own turn's by :meth:`_far`, a call decision's with
+        :attr:`call_m` calls and :attr:`call_states` states, the discard on offer counted."""
+        if any(a["type"] in ("dahai", "reach") for a in legal):
+            opts = self._far(sh)
+            drawn = None if state.drawn is None else state.drawn >> 2
+            return self._graph(sit, state, **opts), drawn, opts
+        opts = dict(calls=self.call_m, max_states=self.call_states)
+        offered = next(a for a in legal if a["type"] in ("chi", "pon") + KANS)["pai"]
+        return self._graph(sit, state, offered=_kind(offered), **opts), None, opts
+
+    def _kan(self, action: Event, sit: Situation, *, method2: bool = False,
+             **graph: int) -> tuple[float | None, np.ndarray | None]:
         """Value and PSM endings of a kan: Eq. 9 at the hand after it (the replacement draw
         comes next), read as the ``pass`` value of the graph rooted at the concealed hand
         left, the kan among its melds, with :func:`abstractions.situation.after_kan`'s
         parameters (locked in riichi). ``graph``: the graph options of the decision's other
         actions, so that the values compare like with like. None when kans are off, or the
-        hand after the kan is out of the MDP's range (counted in ``stats["kan_unvalued"]``)."""
+        hand after the kan is out of the MDP's range, or ``method2`` decides the decision (both
+        counted in ``stats["kan_unvalued"]``)."""
         if not self.kans:
+            return None, None
+        if method2:
+            self.stats["kan_unvalued"] += 1
             return None, None
         post = self.state.copy()
         post.update(action)
@@ -333,8 +351,7 @@ class MdpAgent(Agent):
             self.last_info = {"shanten": sh}
             return self._fallback(legal, "rule_based")
         sit = self._situation()
-        g = self._graph(sit, st, **self._far(sh))
-        drawn = None if st.drawn is None else st.drawn >> 2
+        g, drawn, _ = self._decision_graph(sit, st, legal, sh)
         m2 = self._method2(g, sit, drawn) if self._uses_method2(sh) else None
         if m2 is None:
             rv = solve_psm(g, sit.params, drawn=drawn, riichi=bool(st.riichi[self.seat]), root_only=True)
@@ -355,8 +372,7 @@ class MdpAgent(Agent):
             elif t == "ryukyoku":
                 v = sit.table.u_abort
             elif t in KANS:
-                v, e = (None, None) if m2 is not None else self._kan(a, sit)
-                self.stats["kan_unvalued"] += int(m2 is not None and self.kans)
+                v, e = self._kan(a, sit, method2=m2 is not None)
             values.append((a, v))
             endings.append(e)
         choice = self._argmax(values, sh)
@@ -366,16 +382,13 @@ class MdpAgent(Agent):
         return choice
 
     def _respond(self, legal: list[Event]) -> Event:
-        st = self.state
-        calls = [a for a in legal if a["type"] in ("chi", "pon") + KANS]  # a pass and a call: not forced
-        hand = np.asarray(st.hand, dtype=np.uint8)
-        sh = shanten(hand)
+        st = self.state  # a pass and a call on offer: not forced
+        sh = shanten(np.asarray(st.hand, dtype=np.uint8))
         if sh >= MAX_SHANTEN:
             self.last_info = {"shanten": sh}
             return self._fallback(legal, "rule_based")
         sit = self._situation()
-        graph = dict(calls=self.call_m, max_states=self.call_states)
-        g = self._graph(sit, st, offered=_kind(calls[0]["pai"]), **graph)
+        g, _, graph = self._decision_graph(sit, st, legal, sh)
         m2 = self._method2(g, sit, None) if self._uses_method2(sh) else None
         if m2 is None:
             rv = solve_psm(g, sit.params, root_only=True)
@@ -397,8 +410,7 @@ class MdpAgent(Agent):
                     k = max(opts, key=opts.get)
                     v, e = opts[k], probs.get(("call",) + k)
             elif a["type"] in KANS:
-                v, e = (None, None) if m2 is not None else self._kan(a, sit, **graph)
-                self.stats["kan_unvalued"] += int(m2 is not None and self.kans)
+                v, e = self._kan(a, sit, method2=m2 is not None, **graph)
             values.append((a, v))
             endings.append(e)
         choice = self._argmax(values)
@@ -450,14 +462,7 @@ class MdpAgent(Agent):
             if sh not in METHOD2_SHANTEN:
                 return None
             sit = self._situation()
-            own = any(a["type"] in ("dahai", "reach") for a in legal)
-            if own:
-                g = self._graph(sit, state, **self._far(sh))
-                drawn = None if state.drawn is None else state.drawn >> 2
-            else:
-                offered = next(a for a in legal if a["type"] in ("chi", "pon") + KANS)["pai"]
-                g = self._graph(sit, state, offered=_kind(offered), calls=self.call_m, max_states=self.call_states)
-                drawn = None
+            g, drawn, _ = self._decision_graph(sit, state, legal, sh)
             m2 = self._method2(g, sit, drawn, model=False)
             return {"features": m2.features, "payoffs": m2.payoffs}
         finally:
