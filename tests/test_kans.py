@@ -81,6 +81,21 @@ def test_a_kan_is_valued(est):
     assert "ankan" in agent.explain()
 
 
+def test_a_kan_far_from_tenpai_is_valued_by_method2(est):
+    """Three shanten with four North (no yaku for the east dealer), early, no threat: the
+    decision is Method 2's, and so is the kan's value (the hand after it is still three
+    shanten): the closed kan keeps the shanten, draws a replacement tile at once and turns a
+    dora indicator, so it beats throwing a North, which keeps the same shanten without them."""
+    agent = agent_at(events_for("1m 3m 8m 9m 1p 5p 7p 2s 4s 6s NNN", FIRST_ROUND, last_draw="N"), est)
+    choice = agent.act(discard_legal(agent) + [ankan("N")])
+    assert agent.stats["method2"] == 1 and agent.stats["kan_unvalued"] == 0
+    v = valued(agent)
+    assert v["ankan"] is not None and math.isfinite(v["ankan"]), agent.explain()
+    assert choice["type"] == "ankan" and v["ankan"] > v["N"], agent.explain()
+    e = agent.last_endings[-1]
+    assert e is not None and e.sum() == pytest.approx(1.0, abs=1e-9)
+
+
 def test_a_kan_that_breaks_a_late_tenpai_is_not_taken(est):
     """Five tiles left and a tenpai on 1m-4m (22223m): the closed kan of 2m leaves a
     1-shanten hand that will hardly be tenpai at the draw (the noten payments), while the

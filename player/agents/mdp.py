@@ -15,8 +15,8 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
   pon is the best ``call + discard`` of the graph's TAKE options (Eq. 10). A call the graph does
   not hold (outside ``H``) is never chosen.
 * **Kans** (closed, added, open; spec A9 leaves them out of the MDPs, so they are valued at
-  the root only): the value of the replacement draw, Eq. 9 at the hand after the kan, i.e. the
-  PSM value of drawing next in the graph rooted at the concealed hand left with the kan among
+  the root only): the value of the replacement draw, Eq. 9 at the hand after the kan (Eq. 17
+  where Method 2 values that hand), i.e. the value of drawing next in the graph rooted at the concealed hand left with the kan among
   its melds, with the parameters of :func:`abstractions.situation.after_kan` (the new dora in
   expectation, one turn less when the kan takes the last one; riichi still possible after a
   closed kan). After an accepted riichi a closed kan on offer is valued the same way against
@@ -29,8 +29,8 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
   of a hand at :data:`METHOD2_SHANTEN` are valued by Eq. 17 from the WSM, TSM and FSM run
   over the same graph (:mod:`abstractions.method2`) and Eq. 18's scenario regressions
   (``regressors/models/scenarios.json``, fitted on the endings of Method 1's self-play:
-  ``python -m player.scenario_data``, ``python -m regressors.scenarios``); a kan on offer there
-  is left unvalued (counted in ``stats["kan_unvalued"]``).
+  ``python -m player.scenario_data``, ``python -m regressors.scenarios``); a kan whose hand
+  after it is at 2-3 shanten is valued the same way, as that hand's ``pass`` (Eq. 17).
 * **Ties at 2-3 shanten** (``tie``, off by default): the reduced graphs of far hands leave
   many discards within a hair of each other (the top ones often equal to 1e-4); with ``tie`` > 0
   those within ``tie`` of the best are told apart by tile efficiency (the efficiency agent's
@@ -311,28 +311,28 @@ class MdpAgent(Agent):
         offered = next(a for a in legal if a["type"] in ("chi", "pon") + KANS)["pai"]
         return self._graph(sit, state, offered=_kind(offered), **opts), None, opts
 
-    def _kan(self, action: Event, sit: Situation, *, method2: bool = False,
-             **graph: int) -> tuple[float | None, np.ndarray | None]:
-        """Value and PSM endings of a kan: Eq. 9 at the hand after it (the replacement draw
-        comes next), read as the ``pass`` value of the graph rooted at the concealed hand
-        left, the kan among its melds, with :func:`abstractions.situation.after_kan`'s
-        parameters (locked in riichi). ``graph``: the graph options of the decision's other
-        actions, so that the values compare like with like. None when kans are off, or the
-        hand after the kan is out of the MDP's range, or ``method2`` decides the decision (both
-        counted in ``stats["kan_unvalued"]``)."""
+    def _kan(self, action: Event, sit: Situation, **graph: int) -> tuple[float | None, np.ndarray | None]:
+        """Value and endings of a kan at the hand after it (the replacement draw comes next),
+        read as the ``pass`` value of the graph rooted at the concealed hand left, the kan
+        among its melds, with :func:`abstractions.situation.after_kan`'s parameters (locked
+        in riichi): Eq. 17 (Method 2) where that hand is at :data:`METHOD2_SHANTEN`, else
+        Eq. 9 (PSM). ``graph``: the graph options of the decision's other actions, so that
+        the values compare like with like. None when kans are off, or the hand after the kan
+        is out of the MDP's range (counted in ``stats["kan_unvalued"]``)."""
         if not self.kans:
-            return None, None
-        if method2:
-            self.stats["kan_unvalued"] += 1
             return None, None
         post = self.state.copy()
         post.update(action)
-        if shanten(np.asarray(post.hand, dtype=np.uint8)) >= MAX_SHANTEN:
+        sh = shanten(np.asarray(post.hand, dtype=np.uint8))
+        if sh >= MAX_SHANTEN:
             self.stats["kan_unvalued"] += 1
             return None, None
         ksit = after_kan(sit, post)
-        rv = solve_psm(self._graph(ksit, post, **graph), ksit.params, riichi=bool(post.riichi[self.seat]),
-                       root_only=True)
+        g = self._graph(ksit, post, **graph)
+        if self._uses_method2(sh):
+            m2 = self._method2(g, ksit, None, state=post)
+            return m2.values.get("pass"), m2.probs.get("pass")
+        rv = solve_psm(g, ksit.params, riichi=bool(post.riichi[self.seat]), root_only=True)
         return rv.pass_, rv.probs.get("pass")
 
     def _own_turn(self, legal: list[Event]) -> Event:
@@ -372,7 +372,7 @@ class MdpAgent(Agent):
             elif t == "ryukyoku":
                 v = sit.table.u_abort
             elif t in KANS:
-                v, e = self._kan(a, sit, method2=m2 is not None)
+                v, e = self._kan(a, sit)
             values.append((a, v))
             endings.append(e)
         choice = self._argmax(values, sh)
@@ -410,7 +410,7 @@ class MdpAgent(Agent):
                     k = max(opts, key=opts.get)
                     v, e = opts[k], probs.get(("call",) + k)
             elif a["type"] in KANS:
-                v, e = self._kan(a, sit, method2=m2 is not None, **graph)
+                v, e = self._kan(a, sit, **graph)
             values.append((a, v))
             endings.append(e)
         choice = self._argmax(values)
@@ -429,9 +429,10 @@ class MdpAgent(Agent):
             raise MahjongError("Method 2 is off and no scenario model was given")
         return self._scenarios
 
-    def table_view(self, sit: Situation) -> method2.TableView:
-        """The table's features of Eq. 18 at this decision."""
-        st, me = self.state, self.seat
+    def table_view(self, sit: Situation, state: TableState | None = None) -> method2.TableView:
+        """The table's features of Eq. 18 at this decision (``state``: the table after an
+        action of ours, such as a kan; by default the decision's)."""
+        st, me = state or self.state, self.seat
         opp = [(me + k) % 4 for k in (1, 2, 3)]
         pt = np.asarray(sit.estimates.p_tenpai, dtype=np.float64)
         return method2.TableView(n_riichi=sum(bool(st.riichi[j]) for j in opp),
@@ -439,11 +440,12 @@ class MdpAgent(Agent):
                                  n_dahai=len(st.discards[me]), tiles_left=int(st.tiles_left))
 
     def _method2(self, g: HandGraph, sit: Situation, drawn: int | None, *,
-                 model: bool = True) -> method2.Method2Values:
-        """Eq. 17 at every root action of ``g`` (``model=False``: features and payoffs only).
-        The endings gain the PSM's ``fold`` column (0) so that they read as Method 1's."""
+                 model: bool = True, state: TableState | None = None) -> method2.Method2Values:
+        """Eq. 17 at every root action of ``g`` (``model=False``: features and payoffs only;
+        ``state``: the table the graph's root stands at, by default the decision's). The
+        endings gain the PSM's ``fold`` column (0) so that they read as Method 1's."""
         fallback = float(sit.table.u_win(np.array([method2.FALLBACK_WIN_POINTS]), False)[0])
-        m2 = method2.evaluate(g, sit.params, self.table_view(sit), self.scenarios() if model else None,
+        m2 = method2.evaluate(g, sit.params, self.table_view(sit, state), self.scenarios() if model else None,
                               drawn=drawn, u_win_fallback=fallback)
         self.stats["win_payoff_fallback"] += m2.win_fallbacks
         m2.probs = {a: np.append(p, 0.0) for a, p in m2.probs.items()}
