@@ -36,14 +36,18 @@ def _sigmoid(z):
 
 
 def test_eq18_regressions_give_back_the_probabilities_of_a_known_tree():
-    """Endings drawn from a known Eq. 18 tree whose branches are logistic in the features:
-    the fitted model predicts the scenario probabilities of fresh rows within 0.02."""
+    """Endings drawn from a known Eq. 18 tree whose branches are logistic in their own
+    features (win in WSM's, lose in FSM's, the washouts in TSM's and the wall's): the fitted
+    model predicts the scenario probabilities of fresh rows within 0.02, and a branch does not
+    move with another MDP's numbers."""
     rng = np.random.default_rng(5)
     k = len(SCENARIO_FEATURES)
+    f = {name: i for i, name in enumerate(SCENARIO_FEATURES)}
 
     def truth(X):
-        return tree(np.column_stack([_sigmoid(X[:, 0] - 0.5), _sigmoid(0.8 * X[:, 1] - 1.0),
-                                     _sigmoid(0.6 * X[:, 2]), _sigmoid(X[:, 3] + 0.3 * X[:, 4])]))
+        return tree(np.column_stack([_sigmoid(X[:, f["wsm_logit"]] - 0.5), _sigmoid(0.8 * X[:, f["fsm_logit"]] - 1.0),
+                                     _sigmoid(0.6 * X[:, f["tsm_logit"]] - 0.4 * X[:, f["tiles_left"]]),
+                                     _sigmoid(X[:, f["tsm_p_tenpai"]] + 0.3 * X[:, f["n_dahai"]])]))
 
     X = rng.normal(size=(40_000, k))
     P = truth(X)
@@ -53,6 +57,11 @@ def test_eq18_regressions_give_back_the_probabilities_of_a_known_tree():
     got = model.predict(Xt)
     assert np.allclose(got.sum(1), 1.0)
     assert np.abs(got - truth(Xt)).mean() < 0.02
+    moved = Xt.copy()
+    moved[:, [f["wsm_p_win"], f["wsm_logit"], f["wsm_value"]]] += 3.0
+    again = model.predict(moved)  # p2 = P(lose) / (1 - P(win)) reads FSM and the table only
+    assert np.allclose(again[:, 1] / (1 - again[:, 0]), got[:, 1] / (1 - got[:, 0]))
+    assert not np.allclose(again[:, 0], got[:, 0])
     # each branch is fitted on the rows that reach it
     rows, labels = branch_labels(y)[3]
     assert rows.sum() == ((y == 3) | (y == 4)).sum() and labels.sum() == (y == 3).sum()
