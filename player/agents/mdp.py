@@ -16,10 +16,10 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
   not hold (outside ``H``) is never chosen.
 * **Kans** (closed, added, open; spec A9 leaves them out of the MDPs, so they are valued at
   the root only): the value of the replacement draw, Eq. 9 at the hand after the kan (Eq. 17
-  where Method 2 values that hand), i.e. the value of drawing next in the graph rooted at the concealed hand left with the kan among
-  its melds, with the parameters of :func:`abstractions.situation.after_kan` (the new dora in
-  expectation, one turn less when the kan takes the last one; riichi still possible after a
-  closed kan). After an accepted riichi a closed kan on offer is valued the same way against
+  where Method 2 values that hand), i.e. the value of drawing next in the graph rooted at the
+  concealed hand left with the kan among its melds, with the parameters of
+  :func:`abstractions.situation.after_kan` (the new dora in expectation, one turn less when
+  the kan takes the last one; riichi still possible after a closed kan). After an accepted riichi a closed kan on offer is valued the same way against
   the discard of the draw, both with the hand locked. ``kans=False`` never chooses one.
 * **Nine terminals** (``ryukyoku``) is valued as the abortive draw's situation (nothing paid,
   the dealer repeats) against the best discard.
@@ -28,7 +28,7 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
 * **Method 2 at 2-3 shanten** (``method2``, on by default): the discards, pass and calls
   of a hand at :data:`METHOD2_SHANTEN` are valued by Eq. 17 from the WSM, TSM and FSM run
   over the same graph (:mod:`abstractions.method2`) and Eq. 18's scenario regressions
-  (``regressors/models/scenarios.json``, fitted on the endings of Method 1's self-play:
+  (``regressors/models/scenarios.json``, fitted on the endings of the player's own games:
   ``python -m player.scenario_data``, ``python -m regressors.scenarios``); a kan whose hand
   after it is at 2-3 shanten is valued the same way, as that hand's ``pass`` (Eq. 17).
 * **Ties at 2-3 shanten** (``tie``, off by default): the reduced graphs of far hands leave
@@ -432,7 +432,7 @@ class MdpAgent(Agent):
     def table_view(self, sit: Situation, state: TableState | None = None) -> method2.TableView:
         """The table's features of Eq. 18 at this decision (``state``: the table after an
         action of ours, such as a kan; by default the decision's)."""
-        st, me = state or self.state, self.seat
+        st, me = self.state if state is None else state, self.seat
         opp = [(me + k) % 4 for k in (1, 2, 3)]
         pt = np.asarray(sit.estimates.p_tenpai, dtype=np.float64)
         return method2.TableView(n_riichi=sum(bool(st.riichi[j]) for j in opp),
