@@ -55,6 +55,8 @@ BRANCH_FEATURES = {
     "p3_washout": ("tsm_p_tenpai", "tsm_logit") + _TABLE,
     "p4_tenpai": ("tsm_p_tenpai", "tsm_logit") + _TABLE,
 }
+#: Each branch's columns in rows of :data:`SCENARIO_FEATURES`.
+_COLUMNS = {b: [SCENARIO_FEATURES.index(f) for f in names] for b, names in BRANCH_FEATURES.items()}
 #: The probability features' logits are taken of values clipped to [EPS, 1 - EPS].
 EPS = 1e-4
 #: The four regressions of the tree, each with the labels it is fitted on.
@@ -102,7 +104,7 @@ class ScenarioModel:
     @staticmethod
     def _columns(X: np.ndarray, branch: str) -> np.ndarray:
         """The columns of :data:`SCENARIO_FEATURES` rows that ``branch`` reads."""
-        return X[:, [SCENARIO_FEATURES.index(f) for f in BRANCH_FEATURES[branch]]]
+        return X[:, _COLUMNS[branch]]
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> "ScenarioModel":
         """``X``: rows of :data:`SCENARIO_FEATURES`; ``y``: the :data:`SCENARIOS` index of each

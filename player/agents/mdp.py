@@ -19,8 +19,9 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
   where Method 2 values that hand), i.e. the value of drawing next in the graph rooted at the
   concealed hand left with the kan among its melds, with the parameters of
   :func:`abstractions.situation.after_kan` (the new dora in expectation, one turn less when
-  the kan takes the last one; riichi still possible after a closed kan). After an accepted riichi a closed kan on offer is valued the same way against
-  the discard of the draw, both with the hand locked. ``kans=False`` never chooses one.
+  the kan takes the last one; riichi still possible after a closed kan). After an accepted
+  riichi a closed kan on offer is valued the same way against the discard of the draw, both
+  with the hand locked. ``kans=False`` never chooses one.
 * **Nine terminals** (``ryukyoku``) is valued as the abortive draw's situation (nothing paid,
   the dealer repeats) against the best discard.
 * After an accepted riichi the hand is locked: win or discard the draw (no search, unless a
@@ -316,9 +317,10 @@ class MdpAgent(Agent):
         read as the ``pass`` value of the graph rooted at the concealed hand left, the kan
         among its melds, with :func:`abstractions.situation.after_kan`'s parameters (locked
         in riichi): Eq. 17 (Method 2) where that hand is at :data:`METHOD2_SHANTEN`, else
-        Eq. 9 (PSM). ``graph``: the graph options of the decision's other actions, so that
-        the values compare like with like. None when kans are off, or the hand after the kan
-        is out of the MDP's range (counted in ``stats["kan_unvalued"]``)."""
+        Eq. 9 (PSM). ``graph``: at a call decision its graph options, so that the values
+        compare like with like (on an own turn none: the graph's defaults by the shanten of the
+        hand after the kan). None when kans are off, or the hand after the kan is out of the
+        MDP's range (counted in ``stats["kan_unvalued"]``)."""
         if not self.kans:
             return None, None
         post = self.state.copy()
