@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from game.state import TableState
-from game.tiles import TERMINALS_AND_HONORS, dora_from_indicator, mjai_to_kind
+from game.tiles import dora_from_indicator, mjai_to_kind
+from game.yaku_paths import YAOCHUU, keeps_yaku, value_kinds
 from player.agents.base import Agent, Event, find
 from player.agents.safety import danger_vector
 from player.agents.ukeire import Efficiency
@@ -28,8 +29,6 @@ from player.agents.ukeire import Efficiency
 RIICHI_MIN_LEFT = 6       # draws left in the wall needed to declare riichi
 LATE_LEFT = 32            # from here on a one-shanten hand folds against a threat
 OPEN_THREAT_MELDS = 3     # an open hand with this many calls counts as a threat
-_YAOCHUU = np.zeros(34, dtype=bool)
-_YAOCHUU[list(TERMINALS_AND_HONORS)] = True
 _KIND = {}
 
 
@@ -130,8 +129,7 @@ class EfficiencyAgent(Agent):
         return best
 
     def _yakuhai(self) -> set[int]:
-        st = self.state
-        return {31, 32, 33, 27 + st.seat_wind, 27 + st.round_wind}
+        return value_kinds(self.state.seat_wind, self.state.round_wind)
 
     def _kan(self, legal: list[Event], counts: np.ndarray, current: int,
              threats: list[int]) -> Event | None:
@@ -169,28 +167,12 @@ class EfficiencyAgent(Agent):
             if a["type"] == "pon" and k in yakuhai:
                 ok = shanten <= current
             else:
-                ok = shanten < current and self._keeps_yaku(after, a, yakuhai)
+                meld_kinds = [t // 4 for m in st.melds[self.seat] for t in m.tiles]
+                call_kinds = [k] + [kind_of_name(n) for n in a["consumed"]]
+                ok = shanten < current and keeps_yaku(after, meld_kinds, call_kinds, yakuhai)
             if ok and shanten < best_shanten + (1 if best is passing else 0):
                 best, best_shanten = a, shanten
         return best
-
-    def _keeps_yaku(self, after: np.ndarray, call: Event, yakuhai: set[int]) -> bool:
-        """Roughly: a yakuhai set already, or a tanyao or honitsu hand after this call."""
-        st = self.state
-        meld_kinds = [t // 4 for m in st.melds[self.seat] for t in m.tiles]
-        call_kinds = [kind_of_name(call["pai"])] + [kind_of_name(n) for n in call["consumed"]]
-        for k in yakuhai:
-            if after[k] >= 3 or meld_kinds.count(k) >= 3:
-                return True
-        open_kinds = meld_kinds + call_kinds
-        if not any(_YAOCHUU[k] for k in open_kinds) and int(after[_YAOCHUU].sum()) <= 1:
-            return True
-        suit = call_kinds[0] // 9
-        if suit < 3 and all(k // 9 in (suit, 3) for k in open_kinds):
-            off = sum(int(after[k]) for k in range(27) if k // 9 != suit)
-            if off <= 1:
-                return True
-        return False
 
 
 def efficiency_keys(state: TableState, discards: list[Event], eff: Efficiency) -> list[tuple[int, float]]:
@@ -199,7 +181,7 @@ def efficiency_keys(state: TableState, discards: list[Event], eff: Efficiency) -
     honors then lone terminals thrown first; dora and red fives kept; tsumogiri among equals)."""
     shanten, accept = eff.discard_stats(state.hand, state.unseen)
     dora = [dora_from_indicator(i >> 2) for i in state.dora_indicators]
-    yakuhai = {31, 32, 33, 27 + state.seat_wind, 27 + state.round_wind}
+    yakuhai = value_kinds(state.seat_wind, state.round_wind)
     keys = []
     for a in discards:
         k = kind_of_name(a["pai"])
@@ -215,7 +197,7 @@ def _throw_bonus(counts: np.ndarray, k: int, yakuhai: set[int]) -> float:
         return 0.0
     if k >= 27:
         return 1.0 if k in yakuhai else 2.0
-    return 1.0 if _YAOCHUU[k] and _isolated(counts, k) else 0.0
+    return 1.0 if YAOCHUU[k] and _isolated(counts, k) else 0.0
 
 
 def _isolated(counts: np.ndarray, k: int) -> bool:
