@@ -1,6 +1,7 @@
-"""cnn-bot speed: plane encoding and one full decision (encode + nets) per decision point.
+"""cnn-bot speed: plane encoding, the decision features and one full decision (encode +
+features when the nets read them + nets) per decision point, on one thread.
 
-    python benchmarks/cnn_bot_speed.py [--games 2]
+    python benchmarks/cnn_bot_speed.py [--games 2] [--models DIR]
 
 Decision points come from self-play games of random agents replayed by
 ``game.decisions.iter_decisions``; prints median / p90 / p99 in microseconds.
@@ -13,7 +14,8 @@ import time
 import numpy as np
 import torch
 
-from cnn.encoders import SeatHistory, offered_kind
+from cnn.encoders import N_PLANES, SeatHistory, offered_kind
+from cnn.features import feature_planes
 from cnn.policy import CnnPolicy, load_nets
 from game.decisions import iter_decisions
 from game.match import play_game
@@ -29,14 +31,15 @@ def stats(name: str, micros: list[float]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=2)
+    ap.add_argument("--models", default=None, help="folder of the four nets (default: shipped)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     decisions = []
     for seed in range(args.games):
         res = play_game([make_agent("random", seed=seed * 4 + s) for s in range(4)], seed=seed)
         decisions += [d for d in iter_decisions(res.events) if len(d.legal) > 1]
-    policy = CnnPolicy(load_nets())
-    enc, full = [], []
+    policy = CnnPolicy(load_nets(args.models))
+    enc, feats, full = [], [], []
     hist = [SeatHistory() for _ in range(4)]
     hist2 = [SeatHistory() for _ in range(4)]
     for d in decisions:
@@ -47,10 +50,14 @@ def main() -> None:
                             offered=None if own else offered_kind(d.state))
         enc.append((time.perf_counter() - t0) * 1e6)
         t0 = time.perf_counter()
+        feature_planes(d.state, d.legal)
+        feats.append((time.perf_counter() - t0) * 1e6)
+        t0 = time.perf_counter()
         policy.decide(d.state, hist2[d.seat], d.legal)
         full.append((time.perf_counter() - t0) * 1e6)
-    stats("encode (87 planes)", enc)
-    stats("decide (encode + nets)", full)
+    stats(f"encode ({N_PLANES} planes)", enc)
+    stats("decision features", feats)
+    stats("decide (encode + nets)" + (" + features" if policy.features else ""), full)
 
 
 if __name__ == "__main__":

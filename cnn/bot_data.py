@@ -15,7 +15,12 @@ thesis's sampling applies (T§4.3, P§VI): one followed seat per hand (random, s
 decisions up to and including its riichi declaration, and no hand in which it lost more
 than 1,500 points.
 
-Planes are stored bit-packed (87 x 34 x 4 bits = 1,479 bytes a sample) in one ``.npz``.
+Every sample carries the decision features of :mod:`cnn.features` (planes 87-113), whether
+its net reads them or not. ``players`` keeps only the decisions of seats with those names
+(the ``start_game`` names of our own records: ``mdp`` to learn from the MDP player); a game
+where none of them sits (a real players' record) counts whole.
+
+Planes are stored bit-packed (114 x 34 x 4 bits = 1,938 bytes a sample) in one ``.npz``.
 """
 from __future__ import annotations
 
@@ -29,6 +34,7 @@ import numpy as np
 from tqdm import tqdm
 
 from cnn.encoders import N_PLANES, SeatHistory, offered_kind
+from cnn.features import feature_planes
 from cnn.rules import KAN_TYPES, chi_class, kan_choice
 from game.errors import OutputError, RecordError
 from game.tiles import mjai_to_kind
@@ -45,7 +51,7 @@ def pack(planes: np.ndarray) -> np.ndarray:
 
 
 def unpack(packed: np.ndarray, chans: list[int]) -> np.ndarray:
-    """(N, 1479) packed rows -> float32 (N, len(chans), 34, 4)."""
+    """(N, 1938) packed rows -> float32 (N, len(chans), 34, 4)."""
     bits = np.unpackbits(packed, axis=1, count=PLANE_BITS).reshape(-1, N_PLANES, 34, 4)
     return bits[:, chans].astype(np.float32)
 
@@ -110,10 +116,15 @@ def _followed_seats(events: list[dict], seed: int) -> dict[tuple, int]:
     return {k: int(rng.integers(4)) for k in hand_deltas(events)}
 
 
-def add_game(store: SampleArrays, events: list[dict], game: int, *, thesis: bool, seed: int) -> None:
-    """Append the samples of one game's events to ``store``."""
+def add_game(store: SampleArrays, events: list[dict], game: int, *, thesis: bool, seed: int,
+             players: frozenset[str] | None = None) -> None:
+    """Append the samples of one game's events to ``store`` (of the seats named in
+    ``players`` only, when one of them is at the table)."""
     from game.decisions import iter_decisions
 
+    names = next((e.get("names") for e in events if e.get("type") == "start_game"), None) or []
+    # a game with none of ``players`` at the table (real players' records) counts whole
+    named = players if players is not None and len(names) == 4 and set(names) & players else None
     deltas = hand_deltas(events)
     followed = _followed_seats(events, seed) if thesis else {}
     histories = [SeatHistory() for _ in range(4)]
@@ -121,6 +132,8 @@ def add_game(store: SampleArrays, events: list[dict], game: int, *, thesis: bool
     for dec in iter_decisions(events):
         state, legal, chosen = dec.state, dec.legal, dec.chosen
         key = (state.round_wind, state.kyoku, state.honba)
+        if named is not None and names[dec.seat] not in named:
+            continue
         if thesis:
             if dec.seat != followed.get(key, dec.seat) or key in stopped:
                 continue
@@ -140,8 +153,9 @@ def _add_decision(store: SampleArrays, history: SeatHistory, state, legal, chose
         rule = kan_choice(np.asarray(state.hand), legal)
         store.kan.append((int(ctype in KAN_TYPES), int(rule is not None)))
     own_turn = bool(types & {"dahai", "reach", "ankan"})
+    features = feature_planes(state, legal)
     if own_turn:
-        planes = history.encode(state, discard_decision="dahai" in types)
+        planes = history.encode(state, discard_decision="dahai" in types, features=features)
         if "reach" in types:
             store.add("riichi", planes, int(ctype == "reach"), game)
         if ctype == "dahai":
@@ -152,7 +166,8 @@ def _add_decision(store: SampleArrays, history: SeatHistory, state, legal, chose
             store.add("discard", planes, mjai_to_kind(chosen["pai"]), game)
             store.mask.append(mask)
     elif types & {"pon", "chi"}:
-        planes = history.encode(state, discard_decision=False, offered=offered_kind(state))
+        planes = history.encode(state, discard_decision=False, offered=offered_kind(state),
+                                features=features)
         if "pon" in types:
             store.add("pon", planes, int(ctype == "pon"), game)
         if "chi" in types:
@@ -160,8 +175,9 @@ def _add_decision(store: SampleArrays, history: SeatHistory, state, legal, chose
 
 
 def build_dataset(paths: list[Path], *, thesis: bool = False, seed: int = 0,
-                  progress: bool = True) -> dict[str, np.ndarray]:
-    """Samples of every record file in ``paths`` (RecordError on a bad file)."""
+                  players: frozenset[str] | None = None, progress: bool = True) -> dict[str, np.ndarray]:
+    """Samples of every record file in ``paths`` (RecordError on a bad file); only the seats
+    named in ``players`` when given."""
     from game.records import read_events
 
     store = SampleArrays()
@@ -170,30 +186,32 @@ def build_dataset(paths: list[Path], *, thesis: bool = False, seed: int = 0,
         if not any(e.get("type") == "start_kyoku" for e in events):
             raise RecordError("the record holds no hand (no start_kyoku event)", path=str(path))
         game_seed = seed ^ zlib.crc32(str(Path(path).name).encode())
-        add_game(store, events, game, thesis=thesis, seed=game_seed)
+        add_game(store, events, game, thesis=thesis, seed=game_seed, players=players)
     return store.arrays()
 
 
-def dataset_key(paths: list[Path], *, thesis: bool, seed: int) -> str:
+def dataset_key(paths: list[Path], *, thesis: bool, seed: int,
+                players: frozenset[str] | None = None) -> str:
     """Fingerprint of the inputs, so a cached dataset is reused only for the same ones."""
     h = hashlib.sha256()
     for p in paths:
         st = Path(p).stat()
         h.update(f"{Path(p).resolve()}|{st.st_size}|{int(st.st_mtime)}\n".encode())
     # the seed only picks the followed seats of thesis sampling
-    h.update(f"thesis={thesis} seed={seed if thesis else 0} planes={N_PLANES}".encode())
+    who = ",".join(sorted(players)) if players is not None else "*"
+    h.update(f"thesis={thesis} seed={seed if thesis else 0} planes={N_PLANES} players={who}".encode())
     return h.hexdigest()[:16]
 
 
 def load_or_build(paths: list[Path], cache: Path, *, thesis: bool = False, seed: int = 0,
-                  progress: bool = True) -> dict[str, np.ndarray]:
+                  players: frozenset[str] | None = None, progress: bool = True) -> dict[str, np.ndarray]:
     """The dataset of ``paths``: from ``cache`` when it was built from the same inputs.
 
     ``cache`` gets the suffix ``.npz`` when it has another (numpy would add it on writing, and
     the cache would never be found again); an unreadable cache is rebuilt with a warning.
     """
     cache = cache_path(cache)
-    key = dataset_key(paths, thesis=thesis, seed=seed)
+    key = dataset_key(paths, thesis=thesis, seed=seed, players=players)
     if cache.exists():
         try:
             data = read_npz(cache)
@@ -202,8 +220,9 @@ def load_or_build(paths: list[Path], cache: Path, *, thesis: bool = False, seed:
         else:
             if "key" in data and str(data["key"]) == key:
                 return {k: v for k, v in data.items() if k not in ("key", "meta")}
-    arrays = build_dataset(paths, thesis=thesis, seed=seed, progress=progress)
-    meta = json.dumps({"files": [str(p) for p in paths], "thesis": thesis, "seed": seed})
+    arrays = build_dataset(paths, thesis=thesis, seed=seed, players=players, progress=progress)
+    meta = json.dumps({"files": [str(p) for p in paths], "thesis": thesis, "seed": seed,
+                       "players": sorted(players) if players is not None else None})
     write_npz(cache, key=np.array(key), meta=np.array(meta), **arrays)
     return arrays
 

@@ -27,6 +27,8 @@ ch    content
 41-85 past 2..6: hand, 4 discards, 4 melds (9 each)
 86    the discard offered to a call (ROWMARK) -- not in the paper, which leaves the pon / chi
       input [MISSING] (spec §2.6 item 8); used by the pon and chi nets only [PROPOSAL]
+87-113 decision features (shanten, the calls' effect, acceptance, tiles left):
+      :mod:`cnn.features`, read only by nets trained with ``features`` [PROPOSAL]
 ====  =====================================================================================
 
 ``m86`` is channels 0-85 (P Table I), ``m68`` is 0-67 (T Table 6.1), ``m56`` drops rank and
@@ -43,9 +45,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cnn.features import FIRST, N_FEATURES, TASK_FEATURES
 from game.tiles import RED_IDS, RED_KINDS
 
-N_PLANES = 87
+N_PLANES = FIRST + N_FEATURES
 OFFER_PLANE = 86
 N_PAST = 6
 _COLS = np.arange(4, dtype=np.uint8)
@@ -61,11 +64,13 @@ MODEL_CHANNELS: dict[str, list[int]] = {
 MODEL_PLANES = {name: len(chs) for name, chs in MODEL_CHANNELS.items()}
 
 
-def channels(model: str, *, offer: bool = False) -> list[int]:
-    """Full-tensor channels a model variant reads (plus the offer plane for call nets)."""
+def channels(model: str, *, offer: bool = False, features: str | None = None) -> list[int]:
+    """Full-tensor channels a model variant reads: plus the offer plane for call nets, plus
+    the decision features of task ``features`` (:data:`cnn.features.TASK_FEATURES`)."""
     if model not in MODEL_CHANNELS:
         raise ValueError(f"unknown model variant {model!r}; known: {sorted(MODEL_CHANNELS)}")
-    return MODEL_CHANNELS[model] + ([OFFER_PLANE] if offer else [])
+    extra = TASK_FEATURES[features] if features else []
+    return MODEL_CHANNELS[model] + ([OFFER_PLANE] if offer else []) + extra
 
 
 @dataclass
@@ -126,8 +131,10 @@ def _thermometer(counts: np.ndarray) -> np.ndarray:
     return (counts[:, :, None] > _COLS).astype(np.uint8)
 
 
-def encode(present: Situation, pasts: list[Situation | None], offered: int | None = None) -> np.ndarray:
-    """The full uint8 ``(87, 34, 4)`` tensor; ``pasts[k-1]`` is past k (None = zeros)."""
+def encode(present: Situation, pasts: list[Situation | None], offered: int | None = None,
+           features: np.ndarray | None = None) -> np.ndarray:
+    """The full uint8 ``(N_PLANES, 34, 4)`` tensor; ``pasts[k-1]`` is past k (None = zeros);
+    ``features`` fills planes 87.. (:func:`cnn.features.feature_planes`; None = zeros)."""
     out = np.zeros((N_PLANES, 34, 4), dtype=np.uint8)
     therm = _thermometer(present.counts)
     out[0] = therm[0]
@@ -151,6 +158,8 @@ def encode(present: Situation, pasts: list[Situation | None], offered: int | Non
             out[base : base + 9] = _thermometer(p.counts[:9])
     if offered is not None:
         out[OFFER_PLANE, int(offered)] = 1
+    if features is not None:
+        out[FIRST:] = features
     return out
 
 
@@ -176,7 +185,8 @@ class SeatHistory:
         self.hand_key = None
         self.snapshots = {}
 
-    def encode(self, state, *, discard_decision: bool, offered: int | None = None) -> np.ndarray:
+    def encode(self, state, *, discard_decision: bool, offered: int | None = None,
+               features: np.ndarray | None = None) -> np.ndarray:
         """Encode ``state`` with its past planes; a discard decision is recorded as a snapshot."""
         self._sync(state)
         turn = state.turns[state.seat]
@@ -184,7 +194,7 @@ class SeatHistory:
         if discard_decision and turn not in self.snapshots:
             self.snapshots[turn] = present
         pasts = [self.snapshots.get(turn - k) for k in range(1, N_PAST + 1)]
-        return encode(present, pasts, offered)
+        return encode(present, pasts, offered, features)
 
 
 def offered_kind(state) -> int | None:

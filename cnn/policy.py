@@ -6,6 +6,10 @@
    paper did not need, spec §6.2 [PROPOSAL]);
 3. on another seat's discard: pon net and chi net; when both want to call, the more confident
    one wins (spec §6.2 [PROPOSAL]); never an open kan; else pass.
+
+A binary decision acts when the net's probability of acting (riichi, pon; for chi the allowed
+chi classes together, the likeliest of them played) passes the net's ``threshold``: 0.5, or
+the one chosen on held-out games when the net was trained (``cnn.train_bot``).
 """
 from __future__ import annotations
 
@@ -14,7 +18,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from cnn.bot_data import pack
 from cnn.encoders import MODEL_PLANES, SeatHistory, channels, offered_kind
+from cnn.features import TASK_FEATURES, feature_planes
 from cnn.nets import GaoNet, load_checkpoint
 from cnn.rules import chi_class, kan_choice, red_count
 from game.errors import ModelFileError
@@ -25,12 +31,16 @@ DEFAULT_MODELS = Path(__file__).resolve().parent / "models"
 
 
 def input_channels(net: GaoNet) -> list[int]:
-    """Full-tensor channels a net reads: its variant's, plus the offer plane when it has one."""
+    """Full-tensor channels a net reads: its variant's, plus the offer plane when it has one,
+    plus its task's decision features when it was trained with them."""
     cfg = net.config
     base = MODEL_PLANES[cfg.model]
-    if cfg.in_planes not in (base, base + 1):
-        raise ModelFileError(f"{cfg.task} net has {cfg.in_planes} planes; {cfg.model} has {base}")
-    return channels(cfg.model, offer=cfg.in_planes == base + 1)
+    extra = len(TASK_FEATURES[cfg.task]) if cfg.features else 0
+    if cfg.in_planes - extra not in (base, base + 1):
+        raise ModelFileError(f"{cfg.task} net has {cfg.in_planes} planes; {cfg.model} has {base}"
+                             + (f" and {extra} feature planes" if extra else ""))
+    return channels(cfg.model, offer=cfg.in_planes - extra == base + 1,
+                    features=cfg.task if cfg.features else None)
 
 
 def load_nets(models_dir: Path | str | None = None, device: str = "cpu") -> dict[str, GaoNet]:
@@ -57,12 +67,21 @@ def dahai_for_kind(legal: list[dict], kind: int) -> dict:
 
 
 class CnnPolicy:
-    """The four nets and the decision flow; holds no game state of its own."""
+    """The four nets and the decision flow; holds no game state of its own.
 
-    def __init__(self, nets: dict[str, GaoNet], device: str = "cpu"):
+    ``sampler`` (a numpy Generator, for policy-gradient self-play) draws the discard from the
+    net's softmax over the legal kinds instead of taking its best, and appends
+    ``(packed planes, legal mask, kind)`` to ``trace`` for the update.
+    """
+
+    def __init__(self, nets: dict[str, GaoNet], device: str = "cpu",
+                 sampler: np.random.Generator | None = None):
         self.nets = nets
         self.device = device
         self.chans = {task: input_channels(net) for task, net in nets.items()}
+        self.features = any(net.config.features for net in nets.values())
+        self.sampler = sampler
+        self.trace: list[tuple[np.ndarray, np.ndarray, int]] = []
 
     @torch.no_grad()
     def probs(self, task: str, planes: np.ndarray) -> np.ndarray:
@@ -86,12 +105,16 @@ class CnnPolicy:
             return self._call(state, history, legal, types)
         return next((a for a in legal if a["type"] == "none"), legal[0])
 
+    def _features(self, state, legal: list[dict]) -> np.ndarray | None:
+        return feature_planes(state, legal) if self.features else None
+
     def _own_turn(self, state, history, legal, types) -> dict:
         kan = kan_choice(np.asarray(state.hand), legal)
         if kan is not None:
             return kan
-        planes = history.encode(state, discard_decision="dahai" in types)
-        if "reach" in types and self.probs("riichi", planes)[1] > 0.5:
+        planes = history.encode(state, discard_decision="dahai" in types,
+                                features=self._features(state, legal))
+        if "reach" in types and self.probs("riichi", planes)[1] > self.nets["riichi"].config.threshold:
             return next(a for a in legal if a["type"] == "reach")
         if "dahai" not in types:  # e.g. only kakan / ryukyoku besides something odd
             return next((a for a in legal if a["type"] not in ("kakan", "ryukyoku")), legal[0])
@@ -99,15 +122,21 @@ class CnnPolicy:
         for a in legal:
             if a["type"] == "dahai":
                 mask[mjai_to_kind(a["pai"])] = True
-        kind = masked_argmax(self.probs("discard", planes), mask)
+        probs = self.probs("discard", planes)
+        if self.sampler is None:
+            return dahai_for_kind(legal, masked_argmax(probs, mask))
+        p = np.where(mask, probs.astype(np.float64), 0.0)
+        kind = int(self.sampler.choice(34, p=p / p.sum()))
+        self.trace.append((pack(planes), mask, kind))
         return dahai_for_kind(legal, kind)
 
     def _call(self, state, history, legal, types) -> dict:
-        planes = history.encode(state, discard_decision=False, offered=offered_kind(state))
+        planes = history.encode(state, discard_decision=False, offered=offered_kind(state),
+                                features=self._features(state, legal))
         best, best_p = None, 0.0
         if "pon" in types:
             p = float(self.probs("pon", planes)[1])
-            if p > 0.5:  # binary net: call when "call" is the likelier class
+            if p > self.nets["pon"].config.threshold:  # 0.5 unless chosen on held-out data
                 pons = [a for a in legal if a["type"] == "pon"]
                 best, best_p = max(pons, key=red_count), p
         if "chi" in types:
@@ -115,8 +144,10 @@ class CnnPolicy:
             probs = self.probs("chi", planes)
             allowed = {chi_class(a) for a in chis}
             mask = np.array([True] + [c in allowed for c in (1, 2, 3)])
-            cls = masked_argmax(probs, mask)  # 4-class net: its argmax decides
-            if cls != 0 and probs[cls] > best_p:
+            # call when the allowed chi classes together pass the net's threshold, with the likeliest
+            p_call = float(probs[1:][mask[1:]].sum())
+            cls = masked_argmax(probs, np.array([False] + list(mask[1:])))
+            if p_call > self.nets["chi"].config.threshold and p_call > best_p:
                 best = max((a for a in chis if chi_class(a) == cls), key=red_count)
         if best is not None:
             return best

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 import sys
 import time
 from pathlib import Path
@@ -23,6 +24,8 @@ from tqdm import tqdm
 
 from cnn.bot_data import TASKS, load_or_build, unpack
 from cnn.encoders import MODEL_PLANES, channels
+from cnn.features import TASK_FEATURES
+from cnn.splits import split_heldout
 from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint
 from game.cli import reports_errors
 from game.errors import MahjongError
@@ -43,10 +46,12 @@ def split_games(games: np.ndarray, holdout: float, seed: int) -> np.ndarray:
     return np.isin(games, held)
 
 
-def net_config(task: str, model: str, *, fc300: bool, bn_axis: str) -> NetConfig:
+def net_config(task: str, model: str, *, fc300: bool, bn_axis: str,
+               features: bool = False) -> NetConfig:
     offer = task in OFFER_TASKS
-    return NetConfig(task=task, model=model, in_planes=MODEL_PLANES[model] + int(offer),
-                     fc300=fc300, bn_axis=bn_axis)
+    extra = len(TASK_FEATURES[task]) if features else 0
+    return NetConfig(task=task, model=model, in_planes=MODEL_PLANES[model] + int(offer) + extra,
+                     fc300=fc300, bn_axis=bn_axis, features=features)
 
 
 def _batches(n: int, size: int, rng: np.random.Generator | None):
@@ -83,6 +88,38 @@ def balanced_accuracy(pred: np.ndarray, y: np.ndarray) -> float:
     if len(classes) == 0:
         return float("nan")
     return float(np.mean([(pred[y == c] == c).mean() for c in classes]))
+
+
+def act_probability(net: GaoNet, x: np.ndarray, chans: list[int], device: str,
+                    batch: int = 1024) -> np.ndarray:
+    """P(act) of every sample: the classes other than 0 (pass / no riichi) together."""
+    net.eval()
+    out = []
+    with torch.no_grad():
+        for idx in _batches(len(x), batch, None):
+            logits = net(torch.from_numpy(unpack(x[idx], chans)).to(device))
+            out.append(1.0 - torch.softmax(logits, 1)[:, 0].cpu().numpy())
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+THRESHOLD_RULES = ("rate", "accuracy")
+
+
+def choose_threshold(p_act: np.ndarray, acted: np.ndarray, rule: str = "rate") -> float:
+    """The threshold on P(act) chosen on held-out samples (0.5 when there is nothing to
+    choose on). A class-weighted net's 0.5 is the balanced point, not the teacher's: it acts
+    far more often than the teacher does. ``rule="rate"``: the net acts as often as the
+    records do (the quantile of P(act) at one minus their rate); ``"accuracy"``: the best
+    held-out accuracy (midway between two scores), which on a rare class acts much less often
+    than the teacher (chi: 3.6 % of offers against the records' 10.7 %)."""
+    if len(p_act) == 0 or acted.all() or not acted.any():
+        return 0.5
+    if rule == "rate":
+        return float(np.quantile(p_act, 1.0 - acted.mean()))
+    order = np.sort(np.unique(p_act))
+    cuts = np.concatenate([[0.0], (order[:-1] + order[1:]) / 2, [1.0]])
+    acc = [((p_act > c) == acted).mean() for c in cuts]
+    return float(cuts[int(np.argmax(acc))])
 
 
 def class_weights(y: np.ndarray, n_classes: int) -> np.ndarray:
@@ -124,13 +161,16 @@ def recalibrate_bn(net: GaoNet, x: np.ndarray, rows: np.ndarray, chans: list[int
 def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -> dict:
     x, y, games = data[f"{task}_x"], data[f"{task}_y"].astype(np.int64), data[f"{task}_game"]
     mask = data["discard_mask"] if task == "discard" else None
-    config = net_config(task, args.model, fc300=not args.no_fc300, bn_axis=args.bn_axis)
+    config = net_config(task, args.model, fc300=not args.no_fc300, bn_axis=args.bn_axis,
+                        features=args.features)
+    if args.threshold_only:
+        return _threshold_only(task, x, y, games, config, args, device, log)
     if len(y) < 2:
         log(f"{task}: {len(y)} samples, nothing to train")
         return {"task": task, "samples": int(len(y)), "trained": False}
     held = split_games(games, args.holdout, args.split_seed)
     tr, va = np.flatnonzero(~held), np.flatnonzero(held)
-    chans = channels(args.model, offer=task in OFFER_TASKS)
+    chans = channels(args.model, offer=task in OFFER_TASKS, features=task if args.features else None)
     torch.manual_seed(args.seed)
     net = GaoNet(config).to(device)
     init = Path(args.init) / f"{task}.pt" if args.init else None
@@ -211,8 +251,41 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
                 break
         if not (args.eval_every and total_steps % args.eval_every == 0):
             checkpoint(epoch, hits / max(seen, 1), total_loss / max(seen, 1))
+    if task != "discard" and len(va) and out.exists():
+        best["threshold"] = _set_threshold(out, x[va], y[va], chans, device, args.half, log,
+                                           args.threshold_rule)
     return {"task": task, "samples": int(len(y)), "classes": counts.tolist(), "trained": True,
             "best": best, "path": str(out)}
+
+
+def _threshold_only(task: str, x, y, games, config: NetConfig, args, device: str, log) -> dict:
+    """Re-choose the threshold of ``OUT/<task>.pt`` on the same held-out games, no training."""
+    out = Path(args.out) / f"{task}.pt"
+    if task == "discard":
+        return {"task": task, "trained": False}
+    if load_checkpoint(out, task=task, device=device).config.in_planes != config.in_planes:
+        raise MahjongError(f"{out}: its planes differ from --model / --features")
+    va = np.flatnonzero(split_games(games, args.holdout, args.split_seed))
+    chans = channels(args.model, offer=task in OFFER_TASKS, features=task if args.features else None)
+    threshold = _set_threshold(out, x[va], y[va], chans, device, args.half, log, args.threshold_rule)
+    return {"task": task, "trained": False, "threshold": threshold, "path": str(out)}
+
+
+def _set_threshold(path: Path, x: np.ndarray, y: np.ndarray, chans: list[int], device: str,
+                   half: bool, log, rule: str) -> float:
+    """Store in the kept checkpoint the act threshold chosen on the held-out games."""
+    blob = torch.load(path, map_location=device, weights_only=True)
+    net = load_checkpoint(path, device=device)
+    p_act = act_probability(net, x, chans, device)
+    threshold = choose_threshold(p_act, y > 0, rule)
+    net.config = replace(net.config, threshold=threshold)
+    meta = {**blob.get("meta", {}), "threshold_rule": rule, "threshold_heldout_acc": float(((p_act > threshold) == (y > 0)).mean()),
+            "heldout_act_rate": float((y > 0).mean()), "act_rate_at_threshold": float((p_act > threshold).mean())}
+    save_checkpoint(net, path, meta=meta, half=half)
+    log(f"{path.stem}: threshold {threshold:.3f} ({rule}) on the held-out games: accuracy "
+        f"{meta['threshold_heldout_acc']:.4f}, acts on {meta['act_rate_at_threshold']:.3f} "
+        f"(the records: {meta['heldout_act_rate']:.3f})")
+    return threshold
 
 
 @reports_errors
@@ -252,6 +325,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="before each held-out score, re-estimate the batch-norm statistics on this "
                          "many training batches (short runs: Keras' slow momentum leaves them unset)")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
+    ap.add_argument("--threshold-rule", default="rate", choices=THRESHOLD_RULES,
+                    help="how the pon / chi / riichi act threshold is chosen on the held-out games "
+                         "(default: the records' act rate)")
+    ap.add_argument("--threshold-only", action="store_true",
+                    help="no training: re-choose the threshold of the nets already in --out")
+    ap.add_argument("--players", default=None,
+                    help="comma-separated seat names: learn only from those seats in games where one "
+                         "of them plays (e.g. 'mdp'); other games count whole")
+    ap.add_argument("--features", action="store_true",
+                    help="nets also read the decision-feature planes of cnn.features "
+                         "(shanten, the calls' effect, acceptance, tiles left) [deviation]")
     args = ap.parse_args(argv)
     return _run(args)
 
@@ -264,8 +348,10 @@ def _run(args) -> int:
     if bad:
         raise MahjongError(f"unknown task(s) {bad}; known: {', '.join(TASKS)}")
     paths = iter_record_files(args.records if "," not in args.records else args.records.split(","))
+    paths, held = split_heldout(paths)
     if not paths:
-        raise MahjongError(f"no record files match {args.records!r}")
+        raise MahjongError(f"no record files match {args.records!r} (besides held-out games)")
+    players = frozenset(n.strip() for n in args.players.split(",")) if args.players else None
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -280,9 +366,11 @@ def _run(args) -> int:
 
     t0 = time.time()
     cache = Path(args.dataset) if args.dataset else out / "dataset.npz"
-    data = load_or_build(paths, cache, thesis=args.thesis_sampling, seed=args.seed, progress=not args.quiet)
+    data = load_or_build(paths, cache, thesis=args.thesis_sampling, seed=args.seed, players=players,
+                         progress=not args.quiet)
     counts = {t: int(len(data[f"{t}_y"])) for t in TASKS}
-    log(f"dataset {cache}: {len(paths)} files, samples {counts} ({time.time() - t0:.1f}s), device {device}")
+    log(f"dataset {cache}: {len(paths)} files, samples {counts} ({time.time() - t0:.1f}s), device {device}"
+        + (f"; {len(held)} held-out phoenix files left out (cnn.splits)" if held else ""))
     summary = [train_task(t, data, args, device, log) for t in tasks]
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     log_file.close()

@@ -42,11 +42,13 @@ def policy(discard=None, pon=0.0, chi=(0.0, -9, -9, -9), riichi=0.0) -> CnnPolic
     })
 
 
-def random_models(folder: Path) -> Path:
+def random_models(folder: Path, features: bool = False) -> Path:
+    from cnn.train_bot import net_config
+
     folder.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
     for task in TASKS:
-        net = GaoNet(NetConfig(task=task, in_planes=87 if task in ("pon", "chi") else 86))
+        net = GaoNet(net_config(task, "m86", fc300=True, bn_axis="width", features=features))
         save_checkpoint(net, folder / f"{task}.pt", half=True)
     return folder
 
@@ -189,11 +191,17 @@ class Checked:
         return choice
 
 
-def test_bot_plays_full_games_with_only_legal_actions():
+@pytest.mark.parametrize("features", [False, True])
+def test_bot_plays_full_games_with_only_legal_actions(features, tmp_path):
     from game.match import play_game
     from player.registry import make_agent
 
-    bots = [Checked(make_agent("cnn-bot")) for _ in range(2)]
+    models = random_models(tmp_path / "m", features=True) if features else None
+    bots = [Checked(make_agent("cnn-bot", models_dir=models)) for _ in range(2)]
+    if features:  # the feature nets read their task's feature planes
+        assert bots[0].agent.policy.features
+        assert len(bots[0].agent.policy.chans["pon"]) == 87 + 25
+        assert len(bots[0].agent.policy.chans["discard"]) == 86 + 10
     others = [make_agent("random", seed=s) for s in range(2)]
     result = play_game([bots[0], others[0], bots[1], others[1]], seed=11)
     assert result.names == ["cnn-bot", "random", "cnn-bot", "random"]
@@ -239,7 +247,7 @@ def test_train_bot_tiny_end_to_end(tiny_records, tmp_path, capsys):
     assert net.config.model == "m56" and net.config.in_planes == 56
     assert load_checkpoint(out / "pon.pt").config.in_planes == 57
     data = np.load(out / "dataset.npz")
-    assert data["discard_x"].shape[1] == 1479 and len(data["discard_y"]) > 100
+    assert data["discard_x"].shape[1] == 1938 and len(data["discard_y"]) > 100
     assert (data["discard_y"] < 34).all()
     # every label is one of the legal discards
     assert data["discard_mask"][np.arange(len(data["discard_y"])), data["discard_y"]].all()
@@ -249,6 +257,29 @@ def test_train_bot_tiny_end_to_end(tiny_records, tmp_path, capsys):
                       "--quiet", capsys=capsys)
     assert proc.returncode == 0, proc.stderr
     assert (out / "dataset.npz").stat().st_mtime_ns == mtime  # reused, not rebuilt
+
+
+def test_players_keeps_only_the_named_seats(tmp_path):
+    from cnn.bot_data import build_dataset
+    from game.decisions import iter_decisions
+    from game.match import play_game
+    from player.registry import make_agent
+
+    agents = [make_agent("efficiency")] + [make_agent("random", seed=s) for s in range(3)]
+    result = play_game(agents, seed=5)
+    events = [{**result.events[0], "names": result.names}] + result.events[1:]  # as evaluate logs
+    path = tmp_path / "g.mjson"
+    path.write_text("".join(json.dumps(ev) + "\n" for ev in events))
+    data = build_dataset([path], players=frozenset({"efficiency"}), progress=False)
+    own = [d for d in iter_decisions(result.events, seats=[0])
+           if d.chosen["type"] == "dahai" and len(d.legal) >= 2]
+    assert len(data["discard_y"]) == len(own) > 20
+    assert data["discard_y"].tolist() == [mjai_to_kind(d.chosen["pai"]) for d in own]
+    everyone = build_dataset([path], progress=False)
+    assert len(everyone["discard_y"]) > 2 * len(own)
+    # a game where no named seat plays counts whole (real players' records)
+    nobody = build_dataset([path], players=frozenset({"mdp"}), progress=False)
+    assert len(nobody["discard_y"]) == len(everyone["discard_y"])
 
 
 def test_train_bot_bad_input_exits_2(tmp_path, capsys):
@@ -275,6 +306,26 @@ def test_agreement_json_keys_and_values(tiny_records, tmp_path, capsys):
         assert key in res
     assert 0 <= res["discard_top1"] <= res["discard_top2"] <= res["discard_top3"] <= 1
     assert res["decisions"] > 100
+
+
+def test_heldout_phoenix_games_are_named_and_never_trained_on(tiny_records, tmp_path, capsys):
+    from cnn.splits import HELDOUT_PHOENIX
+
+    models = random_models(tmp_path / "models", features=True)
+    proc = run_module("cnn.agreement", "--heldout", "--models", str(models), "--json", capsys=capsys)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert sorted(res["games"]) == sorted(HELDOUT_PHOENIX) and len(res["games"]) == 14
+    assert res["discard_n"] > 3000 and res["pon_n"] > 100
+    held = DATA / "phoenix" / "mjlog" / "gimite__test.xml"
+    out = tmp_path / "run"
+    proc = run_module("cnn.train_bot", "--records", f"{tiny_records / '*.mjson'},{held}", "--out", str(out),
+                      "--epochs", "1", "--max-steps", "1", "--tasks", "riichi", "--quiet", capsys=capsys)
+    assert proc.returncode == 0, proc.stderr
+    assert "1 held-out phoenix files left out" in proc.stdout
+    assert len(json.loads((out / "summary.json").read_text())) == 1
+    meta = np.load(out / "dataset.npz")["meta"]
+    assert "gimite" not in str(meta)
 
 
 def test_thesis_sampling_rules(monkeypatch):
@@ -357,3 +408,17 @@ def test_agreement_dataset_cache_and_bad_input(tiny_records, tmp_path, capsys, m
     assert empty.returncode == 2 and empty.stdout == ""
     assert empty.stderr.strip().splitlines() == [
         f"error: {handless}: the record holds no hand (no start_kyoku event)"]
+
+
+def test_thresholds_chosen_on_held_out_scores():
+    from cnn.train_bot import choose_threshold
+
+    rng = np.random.default_rng(0)
+    acted = rng.random(2000) < 0.1
+    p = np.clip(np.where(acted, 0.7, 0.4) + rng.normal(0, 0.2, 2000), 0, 1)
+    t_rate = choose_threshold(p, acted, "rate")
+    assert abs((p > t_rate).mean() - acted.mean()) < 0.002  # acts as often as the records
+    t_acc = choose_threshold(p, acted, "accuracy")
+    best = max(((p > c) == acted).mean() for c in np.linspace(0, 1, 1001))
+    assert ((p > t_acc) == acted).mean() >= best - 1e-9
+    assert choose_threshold(p, np.zeros(2000, bool)) == 0.5  # nothing to choose on
