@@ -85,7 +85,7 @@ class CnnPolicy:
 
     @torch.no_grad()
     def probs(self, task: str, planes: np.ndarray) -> np.ndarray:
-        """Softmax output of one net for full ``(87, 34, 4)`` planes or a batch of them."""
+        """Softmax output of one net for full ``(N_PLANES, 34, 4)`` planes or a batch of them."""
         batch = planes[None] if planes.ndim == 3 else planes
         x = torch.from_numpy(np.ascontiguousarray(batch[:, self.chans[task]], dtype=np.float32))
         out = torch.softmax(self.nets[task](x.to(self.device)), dim=1).cpu().numpy()

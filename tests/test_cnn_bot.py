@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import importlib
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -147,6 +148,17 @@ def test_riichi_and_calls_follow_their_nets():
     # both want to call: the more confident net wins
     assert policy(pon=1.0, chi=(0, 5, -9, -9)).decide(st, SeatHistory(), calls) == chi
     assert policy(pon=6.0, chi=(0, 1, -9, -9)).decide(st, SeatHistory(), calls) == pon
+    # a net acts only above its own threshold: P(pon) = 0.73 passes 0.5, not 0.8
+    pol = policy(pon=1.0)
+    assert pol.decide(st, SeatHistory(), [pon, none]) == pon
+    pol.nets["pon"].config = replace(pol.nets["pon"].config, threshold=0.8)
+    assert pol.decide(st, SeatHistory(), [pon, none]) == none
+    # chi: the legal classes together against the threshold (0.45 + 0.45 of "no chi" 0.1)
+    chi2 = {**chi, "pai": "6m", "consumed": ["4m", "5m"]}  # the called tile on the right
+    pol = policy(chi=(0, 1.5, -9, 1.5))
+    pol.nets["chi"].config = replace(pol.nets["chi"].config, threshold=0.85)
+    assert pol.decide(st, SeatHistory(), [chi, chi2, none])["type"] == "chi"
+    assert pol.decide(st, SeatHistory(), [chi, none]) == none  # 0.45 alone does not pass
 
 
 def test_missing_or_mismatched_weights_name_the_file(tmp_path):
@@ -162,7 +174,11 @@ def test_missing_or_mismatched_weights_name_the_file(tmp_path):
 def test_shipped_default_weights_load():
     nets = load_nets()
     assert set(nets) == set(TASKS)
-    assert nets["discard"].config.in_planes == 86 and nets["pon"].config.in_planes == 87
+    # the shipped nets read the decision features (m86 + 10 / m86 + offer + 25 planes) and
+    # carry the act thresholds chosen on held-out games
+    assert nets["discard"].config.in_planes == 96 and nets["pon"].config.in_planes == 112
+    assert all(net.config.features for net in nets.values())
+    assert all(0.5 < nets[t].config.threshold < 1.0 for t in ("pon", "chi", "riichi"))
 
 
 # --- real games ---------------------------------------------------------------------------
