@@ -89,10 +89,10 @@ def agreement(policy: CnnPolicy, data: dict[str, np.ndarray]) -> dict:
     res["chi_binary_accuracy"] = chi["accuracy"]
     res["chi_precision"], res["chi_recall"], res["chi_n"] = chi["precision"], chi["recall"], chi["n"]
     # call vs pass over every offer sample, pon and chi pooled (the "call decisions")
+    parts = [(res["pon_accuracy"], res["pon_n"]), (chi["accuracy"], chi["n"])]
     n_calls = res["pon_n"] + chi["n"]
-    res["calls_accuracy"] = ((res["pon_accuracy"] * res["pon_n"] if res["pon_n"] else 0.0)
-                             + (chi["accuracy"] * chi["n"] if chi["n"] else 0.0)) / n_calls \
-        if n_calls else float("nan")
+    hits = sum(acc * n for acc, n in parts if n)
+    res["calls_accuracy"] = hits / n_calls if n_calls else float("nan")
     kan = data["kan"]
     for key, val in binary_scores(kan[:, 0], kan[:, 1]).items():
         res[f"kan_{key}"] = val
@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.heldout:
         paths = split_heldout(paths)[1]
     if not paths:
-        raise MahjongError(f"no record files match {args.records!r}" + (" among the held-out games" if args.heldout else ""))
+        among = " among the held-out games" if args.heldout else ""
+        raise MahjongError(f"no record files match {args.records!r}{among}")
     policy = CnnPolicy(load_nets(args.models))
     progress = not (args.quiet or args.json)
     if args.dataset:

@@ -2,7 +2,7 @@
 measured on games it has not seen (issue 10).
 
 Every third of the 42 phoenix mjlog files of ``../shared/data/phoenix/mjlog`` in name order
-(14 games, 35 % of the decisions) is held out. A game is named by its file stem, so the
+(14 games, 36 % of the discard decisions) is held out. A game is named by its file stem, so the
 tenhou.net/6 copy of a held-out game (same stem) is held out too.
 """
 from __future__ import annotations

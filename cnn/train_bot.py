@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +25,8 @@ from tqdm import tqdm
 from cnn.bot_data import TASKS, load_or_build, unpack
 from cnn.encoders import MODEL_PLANES, channels
 from cnn.features import TASK_FEATURES
-from cnn.splits import split_heldout
 from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint
+from cnn.splits import split_heldout
 from game.cli import reports_errors
 from game.errors import MahjongError
 
@@ -279,8 +279,10 @@ def _set_threshold(path: Path, x: np.ndarray, y: np.ndarray, chans: list[int], d
     p_act = act_probability(net, x, chans, device)
     threshold = choose_threshold(p_act, y > 0, rule)
     net.config = replace(net.config, threshold=threshold)
-    meta = {**blob.get("meta", {}), "threshold_rule": rule, "threshold_heldout_acc": float(((p_act > threshold) == (y > 0)).mean()),
-            "heldout_act_rate": float((y > 0).mean()), "act_rate_at_threshold": float((p_act > threshold).mean())}
+    acts = p_act > threshold
+    meta = {**blob.get("meta", {}), "threshold_rule": rule,
+            "threshold_heldout_acc": float((acts == (y > 0)).mean()),
+            "heldout_act_rate": float((y > 0).mean()), "act_rate_at_threshold": float(acts.mean())}
     save_checkpoint(net, path, meta=meta, half=half)
     log(f"{path.stem}: threshold {threshold:.3f} ({rule}) on the held-out games: accuracy "
         f"{meta['threshold_heldout_acc']:.4f}, acts on {meta['act_rate_at_threshold']:.3f} "
