@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cnn.rules import chi_class
 from game.tiles import mjai_to_kind
 from game.yaku_paths import keeps_yaku, value_kinds
 from search.shanten import shanten_batch
@@ -39,7 +40,6 @@ CALL = list(range(95, 112))
 DISCARD = [112, 113]
 TASK_FEATURES = {"discard": TABLE + DISCARD, "riichi": TABLE + DISCARD,
                  "pon": TABLE + CALL, "chi": TABLE + CALL}
-CALL_OPTIONS = ("pon", "chi1", "chi2", "chi3")  # chi classes of cnn.rules.chi_class
 
 
 def _own_turn(hand: np.ndarray, unseen: np.ndarray, out: np.ndarray) -> int:
@@ -65,9 +65,8 @@ def _own_turn(hand: np.ndarray, unseen: np.ndarray, out: np.ndarray) -> int:
 
 
 def _call_options(state, legal: list[dict], hand: np.ndarray, now: int, out: np.ndarray) -> None:
-    """Planes 95-111 for the call options among ``legal``."""
-    from cnn.rules import chi_class
-
+    """Planes 95-111 for the call options among ``legal`` (slot 0 pon, 1-3 the chi classes
+    of :func:`cnn.rules.chi_class`)."""
     yakuhai = value_kinds(state.seat_wind, state.round_wind)
     melded = [t // 4 for m in state.melds[state.seat] for t in m.tiles]
     offered = state.last_discard[1] // 4 if state.last_discard is not None else None

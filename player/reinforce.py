@@ -39,7 +39,6 @@ from player.selfplay import check_agent_name, derive_seed, get_agent, run_pool
 
 RL_WALLS = 2  # a wall stream of its own: never evaluate's nor self-play's walls
 DEFAULT_OPPONENTS = "efficiency*3;mdp*1;cnn-bot*1"
-TASKS = ("discard", "pon", "chi", "riichi")
 
 
 def parse_opponents(text: str) -> tuple[list[str], np.ndarray]:
@@ -72,7 +71,6 @@ def _block_task(task: tuple) -> list[dict]:
     from player.agents.cnn_bot import CnnBot
 
     width = (PLANE_BITS + 7) // 8  # bytes of one packed sample
-
     wall, opponents, models, agent_seed = task
     learner = CnnBot(models_dir=models)
     out = []
@@ -89,7 +87,6 @@ def _block_task(task: tuple) -> list[dict]:
             "x": np.array([t[0] for t in trace], dtype=np.uint8).reshape(len(trace), width),
             "mask": np.array([t[1] for t in trace], dtype=bool).reshape(-1, 34),
             "kind": np.array([t[2] for t in trace], dtype=np.int64),
-            "opponents": list(opponents),
         })
     return out
 
@@ -138,10 +135,12 @@ def advantages(games: list[dict]) -> np.ndarray:
 
 
 def _save_nets(net, init: Path, folder: Path) -> None:
+    """``folder``: the learner's discard net and the starting folder's other nets."""
     from cnn.nets import save_checkpoint
+    from cnn.policy import TASKS
 
     folder.mkdir(parents=True, exist_ok=True)
-    for task in TASKS[1:]:
+    for task in (t for t in TASKS if t != "discard"):
         shutil.copyfile(init / f"{task}.pt", folder / f"{task}.pt")
     save_checkpoint(net, folder / "discard.pt", half=True, meta={"reinforce": str(folder)})
 
