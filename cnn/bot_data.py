@@ -121,8 +121,9 @@ def add_game(store: SampleArrays, events: list[dict], game: int, *, thesis: bool
     """Append the samples of one game's events to ``store`` (of the seats named in
     ``players`` only, when one of them is at the table)."""
     from game.decisions import iter_decisions
+    from game.records import player_names
 
-    names = next((e.get("names") for e in events if e.get("type") == "start_game"), None) or []
+    names = player_names(events)
     # a game with none of ``players`` at the table (real players' records) counts whole
     named = players if players is not None and len(names) == 4 and set(names) & players else None
     deltas = hand_deltas(events)
@@ -153,6 +154,8 @@ def _add_decision(store: SampleArrays, history: SeatHistory, state, legal, chose
         rule = kan_choice(np.asarray(state.hand), legal)
         store.kan.append((int(ctype in KAN_TYPES), int(rule is not None)))
     own_turn = bool(types & {"dahai", "reach", "ankan"})
+    if not own_turn and not types & {"pon", "chi"}:
+        return  # an open kan offered alone: no net decides it
     features = feature_planes(state, legal)
     if own_turn:
         planes = history.encode(state, discard_decision="dahai" in types, features=features)
@@ -165,7 +168,7 @@ def _add_decision(store: SampleArrays, history: SeatHistory, state, legal, chose
                     mask[mjai_to_kind(a["pai"])] = True
             store.add("discard", planes, mjai_to_kind(chosen["pai"]), game)
             store.mask.append(mask)
-    elif types & {"pon", "chi"}:
+    else:
         planes = history.encode(state, discard_decision=False, offered=offered_kind(state),
                                 features=features)
         if "pon" in types:

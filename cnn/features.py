@@ -30,6 +30,7 @@ from cnn.rules import chi_class
 from game.tiles import mjai_to_kind
 from game.yaku_paths import keeps_yaku, value_kinds
 from search.shanten import shanten_batch
+from search.ukeire import Efficiency
 
 FIRST = 87
 N_FEATURES = 27
@@ -43,24 +44,13 @@ TASK_FEATURES = {"discard": TABLE + DISCARD, "riichi": TABLE + DISCARD,
 
 
 def _own_turn(hand: np.ndarray, unseen: np.ndarray, out: np.ndarray) -> int:
-    """Planes 112-113 of a 3k+2 hand; returns the best shanten after a discard."""
-    kinds = np.flatnonzero(hand)
-    after = np.repeat(hand[None], len(kinds), axis=0)
-    after[np.arange(len(kinds)), kinds] -= 1
-    sh = shanten_batch(after).astype(np.int64)
-    best = int(sh.min())
-    # every (discard, draw) pair at once: does drawing u lower the shanten of h - t?
-    draws = np.flatnonzero(unseen)
-    grid = np.repeat(after, len(draws), axis=0)
-    grid[np.arange(len(grid)), np.tile(draws, len(kinds))] += 1
-    ok = (grid <= 4).all(axis=1)
-    lowered = np.zeros(len(grid), dtype=bool)
-    # a 3k+2 hand's shanten is the best over its discards
-    lowered[ok] = shanten_batch(grid[ok]) < np.repeat(sh, len(draws))[ok]
-    accept = (lowered.reshape(len(kinds), len(draws)) * unseen[draws]).sum(axis=1)
-    out[112 - FIRST, kinds[sh == best]] = 1
+    """Planes 112-113 of a 3k+2 hand (the efficiency agent's shanten and acceptance of every
+    discard, :mod:`search.ukeire`); returns the best shanten after a discard."""
+    shanten, accept = Efficiency().discard_stats(hand, unseen, all_accept=True)
+    best = int(shanten.min())  # kinds not held have shanten 99 and acceptance 0
+    out[112 - FIRST, shanten == best] = 1
     for col, step in enumerate(ACCEPT_STEPS):
-        out[113 - FIRST, kinds[accept >= step], col] = 1
+        out[113 - FIRST, accept >= step, col] = 1
     return best
 
 

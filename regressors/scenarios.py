@@ -101,11 +101,6 @@ class ScenarioModel:
     def __init__(self, C: float = 1.0):
         self.branches = [LogReg(BRANCH_FEATURES[b], C=C) for b in BRANCHES]
 
-    @staticmethod
-    def _columns(X: np.ndarray, branch: str) -> np.ndarray:
-        """The columns of :data:`SCENARIO_FEATURES` rows that ``branch`` reads."""
-        return X[:, _COLUMNS[branch]]
-
     def fit(self, X: np.ndarray, y: np.ndarray) -> "ScenarioModel":
         """``X``: rows of :data:`SCENARIO_FEATURES`; ``y``: the :data:`SCENARIOS` index of each
         row's real ending."""
@@ -113,12 +108,13 @@ class ScenarioModel:
         for b, lr, (rows, labels) in zip(BRANCHES, self.branches, branch_labels(y)):
             if not rows.any():
                 raise MahjongError(f"no decision reaches a branch of Eq. 18 ({len(y)} rows): more records needed")
-            lr.fit(self._columns(X[rows], b), labels.astype(np.int64))
+            lr.fit(X[rows][:, _COLUMNS[b]], labels.astype(np.int64))
         return self
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
-        return tree(np.column_stack([lr.predict_proba(self._columns(X, b)) for b, lr in zip(BRANCHES, self.branches)]))
+        return tree(np.column_stack([lr.predict_proba(X[:, _COLUMNS[b]])
+                                     for b, lr in zip(BRANCHES, self.branches)]))
 
     def save(self, path, meta: dict | None = None) -> Path:
         return save_json({"branches": {b: lr.to_dict() for b, lr in zip(BRANCHES, self.branches)},

@@ -2,7 +2,7 @@
 
 * **Wins** whenever the engine offers a win.
 * **Discards** to the least shanten, then the most acceptance (ukeire over unseen copies,
-  ``player/agents/ukeire.py``); ties prefer isolated honors and terminals and keep dora and
+  ``search/ukeire.py``); ties prefer isolated honors and terminals and keep dora and
   red fives.
 * **Riichi** whenever it is offered (tenpai, closed) with at least ``RIICHI_MIN_LEFT`` draws
   left in the wall.
@@ -24,7 +24,7 @@ from game.tiles import dora_from_indicator, mjai_to_kind
 from game.yaku_paths import YAOCHUU, keeps_yaku, value_kinds
 from player.agents.base import Agent, Event, find
 from player.agents.safety import danger_vector
-from player.agents.ukeire import Efficiency
+from search.ukeire import Efficiency
 
 RIICHI_MIN_LEFT = 6       # draws left in the wall needed to declare riichi
 LATE_LEFT = 32            # from here on a one-shanten hand folds against a threat
