@@ -20,7 +20,7 @@ its net reads them or not. ``players`` keeps only the decisions of seats with th
 (the ``start_game`` names of our own records: ``mdp`` to learn from the MDP player); a game
 where none of them sits (a real players' record) counts whole.
 
-Planes are stored bit-packed (114 x 34 x 4 bits = 1,938 bytes a sample) in one ``.npz``.
+Planes are stored bit-packed (123 x 34 x 4 bits = 2,091 bytes a sample) in one ``.npz``.
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def pack(planes: np.ndarray) -> np.ndarray:
 
 
 def unpack(packed: np.ndarray, chans: list[int]) -> np.ndarray:
-    """(N, 1938) packed rows -> float32 (N, len(chans), 34, 4)."""
+    """(N, 2091) packed rows -> float32 (N, len(chans), 34, 4)."""
     bits = np.unpackbits(packed, axis=1, count=PLANE_BITS).reshape(-1, N_PLANES, 34, 4)
     return bits[:, chans].astype(np.float32)
 

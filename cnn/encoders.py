@@ -27,8 +27,9 @@ ch    content
 41-85 past 2..6: hand, 4 discards, 4 melds (9 each)
 86    the discard offered to a call (ROWMARK) -- not in the paper, which leaves the pon / chi
       input [MISSING] (spec §2.6 item 8); used by the pon and chi nets only [PROPOSAL]
-87-113 decision features (shanten, the calls' effect, acceptance, tiles left):
-      :mod:`cnn.features`, read only by nets trained with ``features`` [PROPOSAL]
+87-122 decision features (shanten, the calls' effect, acceptance, tiles left; the
+      opponents' safe kinds, tenpai and danger): :mod:`cnn.features`, read only by nets
+      trained with a feature set [PROPOSAL]
 ====  =====================================================================================
 
 ``m86`` is channels 0-85 (P Table I), ``m68`` is 0-67 (T Table 6.1), ``m56`` drops rank and
@@ -45,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cnn.features import FIRST, N_FEATURES, TASK_FEATURES
+from cnn.features import FIRST, N_FEATURES, task_features
 from game.tiles import RED_IDS, RED_KINDS
 
 N_PLANES = FIRST + N_FEATURES
@@ -64,12 +65,14 @@ MODEL_CHANNELS: dict[str, list[int]] = {
 MODEL_PLANES = {name: len(chs) for name, chs in MODEL_CHANNELS.items()}
 
 
-def channels(model: str, *, offer: bool = False, features: str | None = None) -> list[int]:
+def channels(model: str, *, offer: bool = False, task: str | None = None,
+             features: int = 0) -> list[int]:
     """Full-tensor channels a model variant reads: plus the offer plane for call nets, plus
-    the decision features of task ``features`` (:data:`cnn.features.TASK_FEATURES`)."""
+    the decision features a ``task`` net of feature set ``features`` reads
+    (:func:`cnn.features.task_features`)."""
     if model not in MODEL_CHANNELS:
         raise ValueError(f"unknown model variant {model!r}; known: {sorted(MODEL_CHANNELS)}")
-    extra = TASK_FEATURES[features] if features else []
+    extra = task_features(task, features) if task and features else []
     return MODEL_CHANNELS[model] + ([OFFER_PLANE] if offer else []) + extra
 
 

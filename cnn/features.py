@@ -17,30 +17,79 @@ ch    content (appended to the 87 planes of :mod:`cnn.encoders`)
 112   own turn: discarding this kind keeps the hand's best shanten (ROWMARK)
 113   own turn: the tiles (unseen copies) that lower the shanten after discarding this kind,
       a thermometer over the copy axis: >= 1, 5, 10, 20 (acceptance, "ukeire")
+114-116 opponent r (shimocha, toimen, kamicha): the kinds it cannot ron now (ROWMARK;
+      :func:`regressors.features.safe_kinds`: its river, and the kinds passed since its last
+      discard or, in riichi, since its declaration -- the river planes carry no order)
+117-119 opponent r: P(tenpai) of the shipped estimator (:mod:`regressors.tenpai`), a CONST
+      thermometer over the copy axis: >= 0.1, 0.25, 0.5, 0.75
+120-122 opponent r: its danger by kind, P(tenpai) x P(kind is a wait | tenpai) of the
+      shipped wait histogram (Eq. 20, closed-hand categories for every seat: the open-hand
+      enumeration costs 1-2 ms), a thermometer: >= 0.5, 2, 5, 10 %
 ====  =====================================================================================
 
-Which planes a net reads is :data:`TASK_FEATURES` (a call net the table and call groups, the
-discard and riichi nets the table and discard groups).
+Which planes a net reads is :func:`task_features` of its feature set (``NetConfig.features``):
+set 1 is planes 87-113 (a call net the table and call groups, the discard and riichi nets the
+table and discard groups), set 2 adds the safety planes 114-122 for every task (what the
+teacher's folding reads from its estimators; cnn-bot dealt in on 15.6 % of its hands where
+the teacher did on 13.0 %).
 """
 from __future__ import annotations
+
+from functools import cache
 
 import numpy as np
 
 from cnn.rules import chi_class
 from game.tiles import mjai_to_kind
 from game.yaku_paths import keeps_yaku, value_kinds
+from regressors.estimators import load_default
+from regressors.features import safe_kinds, tenpai_features, wait_categories
 from search.shanten import shanten_batch
 from search.ukeire import Efficiency
 
 FIRST = 87
-N_FEATURES = 27
+N_FEATURES = 36
 LEFT_STEPS = (8, 24, 40, 56)
 ACCEPT_STEPS = (1, 5, 10, 20)
+TENPAI_STEPS = (0.1, 0.25, 0.5, 0.75)
+DANGER_STEPS = (0.005, 0.02, 0.05, 0.10)
 TABLE = list(range(87, 95))
 CALL = list(range(95, 112))
 DISCARD = [112, 113]
-TASK_FEATURES = {"discard": TABLE + DISCARD, "riichi": TABLE + DISCARD,
-                 "pon": TABLE + CALL, "chi": TABLE + CALL}
+SAFETY = list(range(114, 123))
+_SET1 = {"discard": TABLE + DISCARD, "riichi": TABLE + DISCARD,
+         "pon": TABLE + CALL, "chi": TABLE + CALL}
+FEATURE_SETS = {1: _SET1, 2: {task: chans + SAFETY for task, chans in _SET1.items()}}
+
+
+def task_features(task: str, feature_set: int) -> list[int]:
+    """Planes 87.. that a ``task`` net of ``feature_set`` reads (0: none)."""
+    if not feature_set:
+        return []
+    if int(feature_set) not in FEATURE_SETS:
+        raise ValueError(f"unknown feature set {feature_set!r}; known: 0, {', '.join(map(str, FEATURE_SETS))}")
+    return FEATURE_SETS[int(feature_set)][task]
+
+
+@cache
+def _estimators():
+    """The shipped tenpai model and wait histogram (loaded once)."""
+    return load_default("tenpai"), load_default("wait_histogram")
+
+
+def _safety(state, out: np.ndarray) -> None:
+    """Planes 114-122: each opponent's safe kinds, P(tenpai) and danger by kind."""
+    tenpai, waits = _estimators()
+    others = [(state.seat + r) % 4 for r in (1, 2, 3)]
+    X = np.stack([tenpai_features(state, j) for j in others])
+    p_tenpai = tenpai.predict_proba(X, riichi=[state.riichi[j] for j in others])
+    for r, j in enumerate(others):
+        out[114 - FIRST + r, safe_kinds(state, j)] = 1
+        for col, step in enumerate(TENPAI_STEPS):
+            out[117 - FIRST + r, :, col] = p_tenpai[r] >= step
+        danger = p_tenpai[r] * waits.predict(*wait_categories(state, j))
+        for col, step in enumerate(DANGER_STEPS):
+            out[120 - FIRST + r, danger >= step, col] = 1
 
 
 def _own_turn(hand: np.ndarray, unseen: np.ndarray, out: np.ndarray) -> int:
@@ -83,9 +132,12 @@ def _call_options(state, legal: list[dict], hand: np.ndarray, now: int, out: np.
         out[base + 3] = value_pon or keeps_yaku(after, melded, [called] + consumed, yakuhai)
 
 
-def feature_planes(state, legal: list[dict]) -> np.ndarray:
-    """The uint8 ``(N_FEATURES, 34, 4)`` planes of a decision of ``state``'s seat."""
+def feature_planes(state, legal: list[dict], safety: bool = True) -> np.ndarray:
+    """The uint8 ``(N_FEATURES, 34, 4)`` planes of a decision of ``state``'s seat (planes
+    114-122 zero unless ``safety``: they cost about 0.3 ms)."""
     out = np.zeros((N_FEATURES, 34, 4), dtype=np.uint8)
+    if safety:
+        _safety(state, out)
     for i, step in enumerate(LEFT_STEPS):
         out[i] = state.tiles_left >= step
     hand = np.minimum(np.asarray(state.hand, dtype=np.uint8), 4)

@@ -46,7 +46,7 @@ class NetConfig:
     fc300: bool = True
     bn_axis: str = "width"  # "width" = the paper's Keras quirk, "channel" = per filter
     dropout: float = 0.5
-    features: bool = False  # reads the decision-feature planes of cnn.features [PROPOSAL]
+    features: int = 0  # feature set of cnn.features it reads (0 none; True = 1) [PROPOSAL]
     threshold: float = 0.5  # pon / chi / riichi: act when P(act) exceeds it (held-out choice)
     extra: dict = field(default_factory=dict)  # free-form notes (encoder options)
 

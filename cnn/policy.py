@@ -20,7 +20,7 @@ import torch
 
 from cnn.bot_data import pack
 from cnn.encoders import MODEL_PLANES, SeatHistory, channels, offered_kind
-from cnn.features import TASK_FEATURES, feature_planes
+from cnn.features import SAFETY, feature_planes, task_features
 from cnn.nets import GaoNet, load_checkpoint
 from cnn.rules import chi_class, kan_choice, red_count
 from game.errors import ModelFileError
@@ -35,12 +35,12 @@ def input_channels(net: GaoNet) -> list[int]:
     plus its task's decision features when it was trained with them."""
     cfg = net.config
     base = MODEL_PLANES[cfg.model]
-    extra = len(TASK_FEATURES[cfg.task]) if cfg.features else 0
+    extra = len(task_features(cfg.task, cfg.features))
     if cfg.in_planes - extra not in (base, base + 1):
         raise ModelFileError(f"{cfg.task} net has {cfg.in_planes} planes; {cfg.model} has {base}"
                              + (f" and {extra} feature planes" if extra else ""))
-    return channels(cfg.model, offer=cfg.in_planes - extra == base + 1,
-                    features=cfg.task if cfg.features else None)
+    return channels(cfg.model, offer=cfg.in_planes - extra == base + 1, task=cfg.task,
+                    features=cfg.features)
 
 
 def load_nets(models_dir: Path | str | None = None, device: str = "cpu") -> dict[str, GaoNet]:
@@ -80,6 +80,7 @@ class CnnPolicy:
         self.device = device
         self.chans = {task: input_channels(net) for task, net in nets.items()}
         self.features = any(net.config.features for net in nets.values())
+        self.safety = any(set(c) & set(SAFETY) for c in self.chans.values())
         self.sampler = sampler
         self.trace: list[tuple[np.ndarray, np.ndarray, int]] = []
 
@@ -106,7 +107,7 @@ class CnnPolicy:
         return next((a for a in legal if a["type"] == "none"), legal[0])
 
     def _features(self, state, legal: list[dict]) -> np.ndarray | None:
-        return feature_planes(state, legal) if self.features else None
+        return feature_planes(state, legal, safety=self.safety) if self.features else None
 
     def _own_turn(self, state, history, legal, types) -> dict:
         kan = kan_choice(np.asarray(state.hand), legal)

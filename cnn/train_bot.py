@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from cnn.bot_data import TASKS, load_or_build, unpack
 from cnn.encoders import MODEL_PLANES, channels
-from cnn.features import TASK_FEATURES
+from cnn.features import FEATURE_SETS, task_features
 from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint
 from cnn.splits import split_heldout
 from game.cli import reports_errors
@@ -47,9 +47,9 @@ def split_games(games: np.ndarray, holdout: float, seed: int) -> np.ndarray:
 
 
 def net_config(task: str, model: str, *, fc300: bool, bn_axis: str,
-               features: bool = False) -> NetConfig:
+               features: int = 0) -> NetConfig:
     offer = task in OFFER_TASKS
-    extra = len(TASK_FEATURES[task]) if features else 0
+    extra = len(task_features(task, features))
     return NetConfig(task=task, model=model, in_planes=MODEL_PLANES[model] + int(offer) + extra,
                      fc300=fc300, bn_axis=bn_axis, features=features)
 
@@ -170,7 +170,7 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
         return {"task": task, "samples": int(len(y)), "trained": False}
     held = split_games(games, args.holdout, args.split_seed)
     tr, va = np.flatnonzero(~held), np.flatnonzero(held)
-    chans = channels(args.model, offer=task in OFFER_TASKS, features=task if args.features else None)
+    chans = channels(args.model, offer=task in OFFER_TASKS, task=task, features=args.features)
     torch.manual_seed(args.seed)
     net = GaoNet(config).to(device)
     init = Path(args.init) / f"{task}.pt" if args.init else None
@@ -266,7 +266,7 @@ def _threshold_only(task: str, x, y, games, config: NetConfig, args, device: str
     if load_checkpoint(out, task=task, device=device).config.in_planes != config.in_planes:
         raise MahjongError(f"{out}: its planes differ from --model / --features")
     va = np.flatnonzero(split_games(games, args.holdout, args.split_seed))
-    chans = channels(args.model, offer=task in OFFER_TASKS, features=task if args.features else None)
+    chans = channels(args.model, offer=task in OFFER_TASKS, task=task, features=args.features)
     threshold = _set_threshold(out, x[va], y[va], chans, device, args.half, log, args.threshold_rule)
     return {"task": task, "trained": False, "threshold": threshold, "path": str(out)}
 
@@ -335,9 +335,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", default=None,
                     help="comma-separated seat names: learn only from those seats in games where one "
                          "of them plays (e.g. 'mdp'); other games count whole")
-    ap.add_argument("--features", action="store_true",
-                    help="nets also read the decision-feature planes of cnn.features "
-                         "(shanten, the calls' effect, acceptance, tiles left) [deviation]")
+    ap.add_argument("--features", type=int, nargs="?", const=1, default=0,
+                    choices=[0, *FEATURE_SETS],
+                    help="nets also read a feature set of cnn.features: 1 = shanten, the calls' "
+                         "effect, acceptance, tiles left; 2 = those and the opponents' safe kinds, "
+                         "tenpai and danger (bare --features: 1) [deviation]")
     args = ap.parse_args(argv)
     return _run(args)
 

@@ -43,7 +43,7 @@ def policy(discard=None, pon=0.0, chi=(0.0, -9, -9, -9), riichi=0.0) -> CnnPolic
     })
 
 
-def random_models(folder: Path, features: bool = False) -> Path:
+def random_models(folder: Path, features: int = 0) -> Path:
     from cnn.train_bot import net_config
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -207,17 +207,18 @@ class Checked:
         return choice
 
 
-@pytest.mark.parametrize("features", [False, True])
+@pytest.mark.parametrize("features", [0, 1, 2])
 def test_bot_plays_full_games_with_only_legal_actions(features, tmp_path):
     from game.match import play_game
     from player.registry import make_agent
 
-    models = random_models(tmp_path / "m", features=True) if features else None
+    models = random_models(tmp_path / "m", features=features) if features else None
     bots = [Checked(make_agent("cnn-bot", models_dir=models)) for _ in range(2)]
     if features:  # the feature nets read their task's feature planes
-        assert bots[0].agent.policy.features
-        assert len(bots[0].agent.policy.chans["pon"]) == 87 + 25
-        assert len(bots[0].agent.policy.chans["discard"]) == 86 + 10
+        policy = bots[0].agent.policy
+        assert policy.features and policy.safety == (features == 2)
+        assert len(policy.chans["pon"]) == 87 + 25 + 9 * (features == 2)
+        assert len(policy.chans["discard"]) == 86 + 10 + 9 * (features == 2)
     others = [make_agent("random", seed=s) for s in range(2)]
     result = play_game([bots[0], others[0], bots[1], others[1]], seed=11)
     assert result.names == ["cnn-bot", "random", "cnn-bot", "random"]
@@ -263,7 +264,7 @@ def test_train_bot_tiny_end_to_end(tiny_records, tmp_path, capsys):
     assert net.config.model == "m56" and net.config.in_planes == 56
     assert load_checkpoint(out / "pon.pt").config.in_planes == 57
     data = np.load(out / "dataset.npz")
-    assert data["discard_x"].shape[1] == 1938 and len(data["discard_y"]) > 100
+    assert data["discard_x"].shape[1] == 2091 and len(data["discard_y"]) > 100
     assert (data["discard_y"] < 34).all()
     # every label is one of the legal discards
     assert data["discard_mask"][np.arange(len(data["discard_y"])), data["discard_y"]].all()

@@ -49,9 +49,12 @@ def test_variant_plane_counts_and_subsets():
     assert {m: len(c) for m, c in MODEL_CHANNELS.items()} == {"m56": 56, "m68": 68, "m86": 86}
     assert channels("m86", offer=True)[-1] == OFFER_PLANE == 86
     # the decision features follow the offer plane (cnn.features), read only on request
-    assert channels("m86", offer=True, features="pon")[87:] == list(range(87, 95)) + list(range(95, 112))
-    assert channels("m86", features="discard")[86:] == list(range(87, 95)) + [112, 113]
-    assert N_PLANES == 114
+    assert channels("m86", offer=True, task="pon", features=1)[87:] == list(range(87, 95)) + list(range(95, 112))
+    assert channels("m86", task="discard", features=1)[86:] == list(range(87, 95)) + [112, 113]
+    # set 2 adds the opponents' safety planes to every task
+    assert channels("m86", task="discard", features=2)[86:] == list(range(87, 95)) + [112, 113] + list(range(114, 123))
+    assert channels("m86", offer=True, task="chi", features=2)[-9:] == list(range(114, 123))
+    assert N_PLANES == 123
     # m56 = present 16 (no rank / kyoku) + past 1 (13) + past 2..4 (27): T Table 4.1
     assert MODEL_CHANNELS["m56"][:16] == list(range(14)) + [26, 27]
     assert MODEL_CHANNELS["m56"][16:] == list(range(28, 68))
@@ -71,7 +74,7 @@ def test_known_tiles_land_in_known_rows_and_columns():
         round_wind=1, kyoku=2, dealer=3, turns=[2, 1, 0, 1],
     )
     x = encode(situation(state), [])
-    assert x.shape == (114, 34, 4) and x.dtype == np.uint8 and not x[87:].any()
+    assert x.shape == (123, 34, 4) and x.dtype == np.uint8 and not x[87:].any()
     hand = x[0]
     assert hand[k("1m")].tolist() == [1, 1, 1, 0]  # thermometer from the left
     assert hand[k("5p")].tolist() == [1, 1, 1, 0]  # the red five counts as a five
