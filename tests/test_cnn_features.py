@@ -101,3 +101,48 @@ def test_a_value_pon_keeps_a_yaku_and_a_terminal_chi_into_an_open_hand_does_not(
     assert not plane(x, 111).any()
     assert plane(x, 95 + 4 * chi_class(chi)).all()  # legal
     assert not plane(x, 95 + 4 * chi_class(chi) + 3).any()  # no yakuhai set, terminals, three suits
+
+
+def passed_kinds(events: list[dict], seat: int, j: int) -> set[int]:
+    """The kinds ``j`` cannot ron, read straight from the mjai events of the hand so far:
+    its own discards, and every other seat's discard after j's riichi tile (for good) or, not
+    in riichi, after j's last discard (temporary furiten)."""
+    start = max(i for i, e in enumerate(events) if e["type"] == "start_kyoku")
+    hand = events[start:]
+    own = {mjai_to_kind(e["pai"]) for e in hand if e["type"] == "dahai" and e["actor"] == j}
+    dahai = [i for i, e in enumerate(hand) if e["type"] == "dahai"]
+    reach = [i for i, e in enumerate(hand) if e["type"] == "reach" and e["actor"] == j]
+    mine = [i for i in dahai if hand[i]["actor"] == j]
+    if reach:
+        since = next(i for i in mine if i > reach[0])
+    else:
+        since = mine[-1] if mine else -1
+    return own | {mjai_to_kind(hand[i]["pai"]) for i in dahai if i > since and hand[i]["actor"] != j}
+
+
+def test_safety_planes_follow_the_events_of_real_games():
+    """Planes 114-122 on every third decision of two phoenix games: the safe kinds of each
+    opponent equal the events' own reading; a kind it cannot ron carries no danger; an
+    opponent in riichi is tenpai on all four steps and has dangerous kinds."""
+    from game.decisions import iter_decisions
+    from game.records import read_events
+
+    checked = riichi_seen = 0
+    for name in ("mjx__2010091009gm-00a9-0000-83af2648.xml", "mjlog2json__2019021004gm-00a9-0000-e2f6516d.xml"):
+        events = read_events(GAME.parent / name)
+        for d in list(iter_decisions(events))[::3]:
+            if len(d.legal) < 2:
+                continue
+            x = feature_planes(d.state, d.legal)
+            for r in (1, 2, 3):
+                j = (d.seat + r) % 4
+                safe = set(np.flatnonzero(plane(x, 113 + r)[:, 0]))
+                assert safe == passed_kinds(events[:d.index + 1], d.seat, j), (name, d.index, r)
+                assert (plane(x, 113 + r) == plane(x, 113 + r)[:, :1]).all()  # a row mark
+                assert not plane(x, 119 + r)[sorted(safe)].any()
+                if d.state.riichi[j]:
+                    riichi_seen += 1
+                    assert plane(x, 116 + r).all()
+                    assert plane(x, 119 + r)[:, 2].any()  # some kind >= 5 % to deal in
+            checked += 1
+    assert checked > 150 and riichi_seen > 20
