@@ -60,6 +60,17 @@ def _batches(n: int, size: int, rng: np.random.Generator | None):
         yield order[i : i + size]
 
 
+def suit_rows(perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the 34 kinds with the three suits reordered by ``perm`` (honors stay), and the
+    map of each old kind to its new row. The rules are the same for every suit (all-green
+    aside), so a situation with its suits exchanged is as good a sample, its discard label
+    moved the same way [deviation, --augment-suits]."""
+    rows = np.concatenate([np.arange(9) + 9 * int(s) for s in perm] + [np.arange(27, 34)])
+    new_row = np.empty(34, dtype=np.int64)
+    new_row[rows] = np.arange(34)
+    return rows, new_row
+
+
 def predict(net: GaoNet, x: np.ndarray, chans: list[int], device: str,
             mask: np.ndarray | None = None, batch: int = 1024) -> np.ndarray:
     """Top-1 class of every sample (masked to ``mask`` when given)."""
@@ -215,7 +226,8 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
             meta = {"task": task, "epoch": epoch, "step": total_steps, "train_samples": int(len(tr)),
                     "heldout_samples": int(len(va)), "val_acc": val_acc, "val_balanced_acc": val_bal,
                     "train_acc": train_acc, "records": args.records, "thesis_sampling": args.thesis_sampling,
-                    "class_weight": args.class_weight if weighted else "none", "mask_loss": masked_loss}
+                    "class_weight": args.class_weight if weighted else "none", "mask_loss": masked_loss,
+                    "augment_suits": args.augment_suits}
             save_checkpoint(net, out, meta=meta, half=args.half)
         net.train()
 
@@ -230,12 +242,18 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
             rows = tr[idx]
             if len(rows) < 2:  # batch norm needs two samples in training mode
                 continue
-            xb = torch.from_numpy(unpack(x[rows], chans)).to(device)
-            yb = torch.from_numpy(y[rows]).to(device)
+            xb, yb = unpack(x[rows], chans), y[rows]
+            legal = mask[rows] if masked_loss else None
+            if args.augment_suits:
+                kinds, new_row = suit_rows(rng.permutation(3))
+                xb = np.ascontiguousarray(xb[:, :, kinds])
+                if task == "discard":
+                    yb = new_row[yb]
+                    legal = None if legal is None else legal[:, kinds]
+            xb, yb = torch.from_numpy(xb).to(device), torch.from_numpy(yb).to(device)
             logits = net(xb)
             if masked_loss:  # softmax over the legal discards only [deviation, --mask-loss]
-                legal = torch.from_numpy(mask[rows]).to(device)
-                logits = logits.masked_fill(~legal, -1e4)
+                logits = logits.masked_fill(~torch.from_numpy(legal).to(device), -1e4)
             loss = loss_fn(logits, yb)
             opt.zero_grad()
             loss.backward()
@@ -326,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bn-recalibrate", type=int, default=0, metavar="BATCHES",
                     help="before each held-out score, re-estimate the batch-norm statistics on this "
                          "many training batches (short runs: Keras' slow momentum leaves them unset)")
+    ap.add_argument("--augment-suits", action="store_true",
+                    help="each training batch with its three suits in a random order (the rules "
+                         "treat the suits alike; six times the distinct samples) [deviation]")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
     ap.add_argument("--threshold-rule", default="rate", choices=THRESHOLD_RULES,
                     help="how the pon / chi / riichi act threshold is chosen on the held-out games "

@@ -257,7 +257,7 @@ def test_train_bot_tiny_end_to_end(tiny_records, tmp_path, capsys):
     out = tmp_path / "run"
     proc = run_module("cnn.train_bot", "--records", str(tiny_records / "*.mjson"), "--model", "m56",
                       "--out", str(out), "--epochs", "1", "--max-steps", "2", "--batch", "64",
-                      "--tasks", "discard,pon", "--quiet", "--half", capsys=capsys)
+                      "--tasks", "discard,pon", "--quiet", "--half", "--augment-suits", capsys=capsys)
     assert proc.returncode == 0, proc.stderr
     assert "discard epoch 1" in proc.stdout and "val_acc" in proc.stdout
     net = load_checkpoint(out / "discard.pt", task="discard")
@@ -439,3 +439,26 @@ def test_thresholds_chosen_on_held_out_scores():
     best = max(((p > c) == acted).mean() for c in np.linspace(0, 1, 1001))
     assert ((p > t_acc) == acted).mean() >= best - 1e-9
     assert choose_threshold(p, np.zeros(2000, bool)) == 0.5  # nothing to choose on
+
+
+def test_suit_exchange_moves_the_discard_label_with_the_planes():
+    """--augment-suits: with the suits reordered, the label's new row holds the discarded
+    kind's planes, legal discards stay legal, honors stay, and the identity changes nothing."""
+    import itertools
+
+    from cnn.train_bot import suit_rows
+
+    rng = np.random.default_rng(3)
+    planes = rng.integers(0, 2, size=(5, 34, 4), dtype=np.uint8)
+    mask = rng.random(34) < 0.4
+    label = int(np.flatnonzero(mask)[0])
+    for perm in itertools.permutations(range(3)):
+        rows, new_row = suit_rows(np.array(perm))
+        moved = planes[:, rows]
+        assert (moved[:, new_row[label]] == planes[:, label]).all()
+        assert mask[rows][new_row[label]] and mask[rows].sum() == mask.sum()
+        for s in range(3):  # new suit s is old suit perm[s]
+            assert (moved[:, 9 * s:9 * s + 9] == planes[:, 9 * perm[s]:9 * perm[s] + 9]).all()
+        assert (moved[:, 27:] == planes[:, 27:]).all()
+    rows, new_row = suit_rows(np.arange(3))
+    assert rows.tolist() == list(range(34)) == new_row.tolist()
