@@ -33,7 +33,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from search.hand_graph import KEY_R
 
 #: Endings tracked under the optimal policy, in this order.
 OUTCOMES = ("win", "lose", "other_win", "tenpai_washout", "noten_washout", "fold")
@@ -41,7 +40,6 @@ N_OUT = len(OUTCOMES)
 WIN, LOSE, OTHER, TW, NW, FOLD = range(N_OUT)
 
 
-_EMPTY = -1
 #: The longest horizon: the policy's folds and marks keep one bit per turn in an int64.
 MAX_T = 62
 #: The most members of a group: the solve keeps a group's tied members as bits of an int32.
@@ -49,8 +47,8 @@ MAX_MEMBERS = 31
 
 
 @numba.njit(cache=True)
-def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, twin,
-                keys, vals, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl):
+def group_draws(draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, twin, draw_h, draw_m, h_ptr,
+                h_tile, h_succ, h_decl):
     """The distinct after-draw (``3k+2``-tile) hands ``H = h + u`` of the draws that matter.
 
     Eq. 7's choice after a draw depends on ``H`` alone: ``max_t P_L(t) U_L(t) + (1 - P_L(t))
@@ -61,42 +59,46 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
     ``h_tile/h_succ[h_ptr[H]:h_ptr[H+1]]`` are its members (discard kind, state), kinds
     ascending; ``draw_m[j]`` is the member of draw ``j``'s own state (the drawn tile discarded
     again), which the solve prefers on ties. A member with a riichi twin (a closed tenpai hand)
-    is followed by the same
-    discard into the twin with ``h_decl`` set: "riichi + discard t" (spec A11). ``H`` is keyed
-    by the drawing state's key (``skeys``: concealed tiles, melds, riichi flag) plus ``r[u]``;
-    ``r`` must be the state key's own multipliers (``hand_graph.KEY_R``), so that every draw
-    into the same ``H`` gets the same key. A draw with no exchange gets a group of its own:
-    every other member of its ``H`` would be an exchange away, and a locked state (riichi, or
-    a graph without exchanges) keeps only its own discard. Returns the count.
+    is followed by the same discard into the twin with ``h_decl`` set: "riichi + discard t"
+    (spec A11). The other draws into ``H`` are those of its members: member ``H - t`` by an
+    exchange (draw ``u``, discard ``t``) of ``s`` draws ``t`` into ``H``, if a copy of ``t``
+    is left. So ``H`` needs no key: the draws are visited in state order, and a draw joins the
+    group of the first earlier member that draws into ``H`` (numbering the groups as a table
+    of after-draw hands filled in that order would). A draw with no exchange gets a group of
+    its own: every other member of its ``H`` would be an exchange away, and a locked state
+    (riichi, or a graph without exchanges) keeps only its own discard. Returns the count.
     """
-    n = skeys.shape[0]
-    mask = keys.shape[0] - 1
+    n = draw_ptr.shape[0] - 1
     nh = 0
     m = 0
     for s in range(n):
-        ks = skeys[s]
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
             if edge_ptr[j + 1] == edge_ptr[j] and draw_win[j] < 0 and twin[s] < 0:
                 draw_h[j] = -1
                 continue
             u = draw_tile[j]
-            # a draw with exchanges joins the group of its after-draw hand (by key); one with
-            # none gets a group of its own (the drawing state and its riichi): a locked state
-            # (no exchanges at all) must not share it with another's draw
-            if edge_ptr[j + 1] > edge_ptr[j]:
-                key = ks + r[u]
-                i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
-                while vals[i] != _EMPTY and keys[i] != key:
-                    i = (i + 1) & mask
-                if vals[i] != _EMPTY:
-                    x = h_ptr[vals[i]]
-                    while h_succ[x] != s:
-                        x += 1
-                    draw_m[j] = x
-                    draw_h[j] = vals[i]
+            # an earlier member's draw into H: member s2 = H - t2 draws t2 (kinds ascending in
+            # its draws, at most t2 places from their start)
+            found = -1
+            for e in range(edge_ptr[j], edge_ptr[j + 1]):
+                s2 = edge_succ[e]
+                if s2 > s:
                     continue
-                keys[i] = key
-                vals[i] = nh
+                t2 = edge_tile[e]
+                x = min(draw_ptr[s2] + t2, draw_ptr[s2 + 1] - 1)
+                while x >= draw_ptr[s2] and draw_tile[x] > t2:
+                    x -= 1
+                if x >= draw_ptr[s2] and draw_tile[x] == t2:
+                    found = x
+                    break
+            if found >= 0:
+                h = draw_h[found]
+                x = h_ptr[h]
+                while h_succ[x] != s:
+                    x += 1
+                draw_m[j] = x
+                draw_h[j] = h
+                continue
             # a new group: the exchanges (kinds ascending) with the drawn tile's own discard in
             # its place, each member followed by its riichi declaration if it has a twin
             h_ptr[nh] = m
@@ -754,11 +756,6 @@ def draw_groups(graph) -> tuple:
     if cached is not None and cached[0] == ident:
         return cached[1]
     nd = graph.draw_tile.shape[0]
-    owner_twin = np.repeat(graph.twin >= 0, np.diff(graph.draw_ptr))
-    grouped = int(np.count_nonzero((np.diff(graph.edge_ptr) > 0) | (graph.draw_win >= 0) | owner_twin))
-    slots = 1 << max(4, (2 * grouped).bit_length())
-    keys = np.empty(slots, np.uint64)
-    vals = np.full(slots, _EMPTY, np.int32)
     draw_h = np.empty(nd, np.int32)
     draw_m = np.empty(nd, np.int64)
     h_ptr = np.empty(nd + 1, np.int64)
@@ -766,9 +763,8 @@ def draw_groups(graph) -> tuple:
     h_tile = np.empty(size, np.int8)
     h_succ = np.empty(size, np.int32)
     h_decl = np.empty(size, np.bool_)
-    nh = group_draws(graph.state_keys, KEY_R, graph.draw_ptr, graph.draw_tile, graph.draw_win, graph.edge_ptr,
-                     graph.edge_tile, graph.edge_succ, graph.twin, keys, vals, draw_h, draw_m, h_ptr, h_tile, h_succ,
-                     h_decl)
+    nh = group_draws(graph.draw_ptr, graph.draw_tile, graph.draw_win, graph.edge_ptr, graph.edge_tile,
+                     graph.edge_succ, graph.twin, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl)
     m = int(h_ptr[nh])
     # owner class of each draw group: the class of a drawing state (its first member)
     h_cls = graph.riichi[h_succ[h_ptr[:nh]]].astype(np.uint8)
