@@ -405,14 +405,13 @@ def _open_states(hands, hkeys, n1, mmax, r, rm, keys, vals, n, out_hands, out_ke
     total = 0
     for s in range(n1):
         nc = 0
-        for code in range(N_CODES):
-            if code >= CHI_CODE:
+        for code in range(N_CODES):  # the melds that fit (read from the hand: no copy per code)
+            if code < CHI_CODE:
+                fits = hands[s, code] >= 3
+            else:
                 k = code - CHI_CODE
-                if k >= 27 or k % 9 > 6:
-                    continue
-            for q in range(34):
-                c[q] = hands[s, q]
-            if _meld_fits(code, c):
+                fits = k < 27 and k % 9 <= 6 and hands[s, k] >= 1 and hands[s, k + 1] >= 1 and hands[s, k + 2] >= 1
+            if fits:
                 cand[nc] = code
                 nc += 1
         if nc == 0:
