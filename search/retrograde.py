@@ -480,6 +480,7 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
     """
     n = cls.shape[0]
     VH = np.empty(nh)  # the call groups' values, per state
+    seen = np.zeros(nh, np.int8)  # the last turn each group's best members were found at
     ronv = np.full(34, np.nan)
     ku = np.empty(34, np.int64)
     kr = np.empty(34)
@@ -507,6 +508,9 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
             nl = live_ptr[s + 1] - live_ptr[s]
             for jj in range(nl + (0 if stop else call_ptr[s + 1] - call_ptr[s])):
                 h = live_h[live_ptr[s] + jj] if jj < nl else call_g0 + call_ptr[s] + jj - nl
+                if seen[h] == k:  # found for another pair of this turn
+                    continue
+                seen[h] = k
                 m0 = h_ptr[h]
                 best = _q(gl, ma, mb, h_code, VF, bp, h_succ, m0)
                 arg = m0
