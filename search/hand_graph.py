@@ -564,6 +564,18 @@ def _calls(hands, skeys, src, can_call, s0, n, draw_ptr, draw_tile, edge_ptr, ed
     return n, nc, nm
 
 
+@numba.njit(cache=True)
+def _with_melds(hands, melds, out):
+    """``out[s]`` = the concealed counts ``hands[s]`` plus the tiles of the meld codes
+    ``melds[s]`` (-1: none)."""
+    for s in range(hands.shape[0]):
+        for k in range(34):
+            out[s, k] = hands[s, k]
+        for j in range(melds.shape[1]):
+            if melds[s, j] >= 0:
+                meld_take(melds[s, j], out[s], 1)
+
+
 # --- the graph -------------------------------------------------------------------------
 
 @dataclass
@@ -673,15 +685,8 @@ class HandGraph:
     @property
     def full(self) -> np.ndarray:
         """(n, 34): concealed tiles plus the tiles of the new melds."""
-        out = self.hands.astype(np.int64)
-        for j in range(4):
-            code = self.melds[:, j].astype(np.int64)
-            pon = code >= 0
-            pon &= code < CHI_CODE
-            np.add.at(out, (np.flatnonzero(pon), code[pon]), 3)
-            chi = code >= CHI_CODE
-            for q in range(3):
-                np.add.at(out, (np.flatnonzero(chi), code[chi] - CHI_CODE + q), 1)
+        out = np.empty((self.n_states, 34), np.int64)
+        _with_melds(self.hands, self.melds, out)
         return out
 
     def meld_rows(self, s: int) -> list[tuple[int, int]]:
@@ -976,7 +981,8 @@ def _finish(ext, h0, r0, kinds, d, m, replace, twins, root_melds) -> HandGraph:
                    draw_ptr=None, draw_tile=None, draw_w=None, draw_win=None, edge_ptr=None, edge_tile=None,
                    edge_succ=None, win_ptr=None, win_tile=None, keys=keys, vals=vals, m=m, n_h1=n1,
                    melds=melds, riichi=riichi, twin=twin, state_keys=hkeys, root_melds=root_melds)
-    full = g0.full.astype(np.uint8)
+    full = np.empty((n, 34), np.uint8)
+    _with_melds(hands, melds, full)
     # at most 34 draws a state, about 33 in the large graphs: the arrays are kept as views
     draw_ptr = np.empty(n + 1, np.int32)
     draw_tile = np.empty(34 * n, np.int8)
@@ -1015,7 +1021,7 @@ def _finish(ext, h0, r0, kinds, d, m, replace, twins, root_melds) -> HandGraph:
 
 def _add_calls(g: HandGraph, src, nx, keys, vals) -> None:
     n_new = (g.melds >= 0).sum(1)
-    n_conc = g.hands.sum(1, dtype=np.int64)
+    n_conc = int(g.hands[0].sum()) - 3 * n_new  # every state has the root's tiles
     can = (n_new < g.m) & ~g.riichi & (n_conc >= 4)
     can[nx:] = False
     size = max(64, 8 * int(can.sum()))
