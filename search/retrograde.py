@@ -534,7 +534,8 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
                     decl = mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
                     m = _tie_pick(-m, h_ptr[h], mo, decl)
                 wi = live_win[x]
-                if not (wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, h_code, VF, bp, h_succ, m))):
+                if not (wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo,
+                                           _q(gl, ma, mb, h_code, VF, bp, h_succ, m))):
                     marks[h_succ[m]] |= low
             if stop:
                 continue
