@@ -785,8 +785,8 @@ def draw_groups(graph) -> tuple:
         return cached[1]
     nd = graph.draw_tile.shape[0]
     draw_h = np.empty(nd, np.int32)
-    draw_m = np.empty(nd, np.int64)
-    h_ptr = np.empty(nd + 1, np.int64)
+    draw_m = np.empty(nd, np.int32)
+    h_ptr = np.empty(nd + 1, np.int32)
     size = 2 * (nd + graph.n_edges)
     h_tile = np.empty(size, np.int8)
     h_succ = np.empty(size, np.int32)
@@ -797,7 +797,7 @@ def draw_groups(graph) -> tuple:
     # owner class of each draw group: the class of a drawing state (its first member)
     h_cls = graph.riichi[h_succ[h_ptr[:nh]]].astype(np.uint8)
     nc = graph.n_calls
-    cm = graph.call_mem.astype(np.int64)
+    cm = graph.call_mem
     h_ptr = np.concatenate([h_ptr[:nh], m + cm[:nc + 1]])
     h_tile = np.concatenate([h_tile[:m], graph.call_mem_tile])
     h_succ = np.concatenate([h_succ[:m], graph.call_mem_succ])
@@ -879,9 +879,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     nh, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl, h_cls, call_g0 = draw_groups(graph)
     cls = graph.riichi.astype(np.uint8)
     nd = graph.draw_tile.shape[0]
-    live_ptr = np.empty(n + 1, np.int64)
+    live_ptr = np.empty(n + 1, np.int32)
     live_w, live_h, live_win, live_m = np.empty(nd), np.empty(nd, np.int32), np.empty(nd, np.int32), \
-        np.empty(nd, np.int64)
+        np.empty(nd, np.int32)
     A, B, L = np.empty(n), np.empty(n), np.empty(n)
     h_code, ma, mb = np.empty(h_tile.shape[0], np.uint8), np.empty(MEMBER_CODES), \
         np.empty(MEMBER_CODES)
