@@ -37,17 +37,35 @@ class FSMResult:
 
 
 @numba.njit(cache=True)
-def _order(h, p_lose, u_lose, p, u_other):
-    kinds = np.flatnonzero(h)
-    kappa = np.empty(kinds.shape[0])
-    for i in range(kinds.shape[0]):
-        t = kinds[i]
+def _order_into(h, p_lose, u_lose, p, u_other, order, kappa):
+    """Eq. 12's order of the kinds of ``h`` (ascending ``kappa``, ties by kind) into
+    ``order[:count]``; returns the count. An insertion sort in the caller's buffers: a hand
+    has at most 14 kinds, and :func:`fsm_stop_values` orders every state of a graph."""
+    nk = 0
+    for t in range(h.shape[0]):
+        if h[t] == 0:
+            continue
         lam = p_lose[t]
         if lam <= 0.0:
-            kappa[i] = 0.0
+            kap = 0.0
         else:
-            kappa[i] = lam * (u_other - u_lose[t]) / (1.0 - (1.0 - lam) * (1.0 - p) ** h[t])
-    return kinds[np.argsort(kappa, kind="mergesort")]
+            kap = lam * (u_other - u_lose[t]) / (1.0 - (1.0 - lam) * (1.0 - p) ** h[t])
+        i = nk
+        while i > 0 and kappa[i - 1] > kap:  # stable: after the equal ones
+            kappa[i] = kappa[i - 1]
+            order[i] = order[i - 1]
+            i -= 1
+        kappa[i] = kap
+        order[i] = t
+        nk += 1
+    return nk
+
+
+@numba.njit(cache=True)
+def _order(h, p_lose, u_lose, p, u_other):
+    order = np.empty(h.shape[0], np.int64)
+    kappa = np.empty(h.shape[0])
+    return order[:_order_into(h, p_lose, u_lose, p, u_other, order, kappa)]
 
 
 @numba.njit(cache=True)
@@ -114,9 +132,11 @@ def fsm_stop_values(hands, p_lose, u_lose, p, u_other, u_end, T, g):
     for i in range(T):
         if g[i] != 1.0:
             flat = False
+    buf = np.empty(34, np.int64)
+    kappa = np.empty(34)
     for s in range(n):
         h = hands[s]
-        order = _order(h, p_lose, u_lose, p, u_other)
+        order = buf[:_order_into(h, p_lose, u_lose, p, u_other, buf, kappa)]
         out[s, 0] = u_end
         if flat:
             n0 = _sequence_values(h, order, p_lose, u_lose, p, u_other, u_end, v, pl, al)

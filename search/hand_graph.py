@@ -149,6 +149,7 @@ def _expand(hands, hkeys, pidx, sh, start, hi, n, depth, d, h0, cap, r, keys, va
     iu = np.empty(4, np.int64)
     it = np.empty(4, np.int64)
     lim = d - depth - 1
+    mask = keys.shape[0] - 1
     for p in range(start, hi):
         if n + _CHILDREN > stop_at:
             return p, n
@@ -174,7 +175,9 @@ def _expand(hands, hkeys, pidx, sh, start, hi, n, depth, d, h0, cap, r, keys, va
                 if s > lim:
                     continue
                 key = ku - r[t]
-                i = _slot(keys, vals, key)
+                i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask  # _slot by hand
+                while vals[i] != EMPTY and keys[i] != key:
+                    i = (i + 1) & mask
                 if vals[i] != EMPTY:
                     continue
                 keys[i] = key
@@ -207,12 +210,12 @@ def _left(held, h0u, capu, replace):
 
 @numba.njit(cache=True)
 def _draws(full, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
-           draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile, dmap):
+           draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile):
     """Every state's draws (kinds with a copy left, spec A4) and win list.
 
     ``full`` counts a state's tiles with its new melds (the called tiles came from the pool).
-    ``dmap[s, u]`` is the index of draw ``u`` of state ``s`` (-1 when none). Only a tenpai
-    hand can win, so only those pay the 34 shanten look-ups of ``h + u`` (-1: complete).
+    Only a tenpai hand can win, so only those pay the 34 shanten look-ups of ``h + u`` (-1:
+    complete).
     Returns ``(draws, wins)``.
     """
     nd = 0
@@ -225,7 +228,6 @@ def _draws(full, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
         d0 = nd
         tenpai = sh[s] == 0
         for u in range(34):
-            dmap[s, u] = -1
             held = full[s, u]
             if held >= 4:
                 continue
@@ -241,7 +243,6 @@ def _draws(full, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
             left = _left(held, h0[u], cap[u], replace)
             if left <= 0:
                 continue
-            dmap[s, u] = nd
             draw_tile[nd] = u
             draw_w[nd] = left
             total += left
@@ -261,8 +262,10 @@ def _bases(hands, hkeys, n, r, bkeys, bvals, pair_ptr, pair_base, pair_t):
     An exchange (draw ``u``, discard ``t``) leads from ``b + t`` to ``b + u``: the in-graph
     exchanges are exactly the pairs of states that share a base. Pair ``p`` of state ``s``
     (``pair_ptr[s] <= p < pair_ptr[s+1]``, kinds ``t`` ascending) has base id ``pair_base[p]``.
-    Returns the number of bases.
+    Returns the number of bases. The table probe is :func:`_slot` inlined by hand: as a helper
+    with array arguments it pays reference counting at every pair.
     """
+    mask = bkeys.shape[0] - 1
     nb = 0
     m = 0
     for s in range(n):
@@ -272,7 +275,9 @@ def _bases(hands, hkeys, n, r, bkeys, bvals, pair_ptr, pair_base, pair_t):
             if hands[s, t] == 0:
                 continue
             key = ks - r[t]
-            i = _slot(bkeys, bvals, key)
+            i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+            while bvals[i] != EMPTY and bkeys[i] != key:
+                i = (i + 1) & mask
             if bvals[i] == EMPTY:
                 bkeys[i] = key
                 bvals[i] = nb
@@ -285,56 +290,80 @@ def _bases(hands, hkeys, n, r, bkeys, bvals, pair_ptr, pair_base, pair_t):
 
 
 @numba.njit(cache=True)
-def _group(pair_ptr, pair_base, n, nb, mem_ptr, mem_state):
-    """Counting sort of the pairs by base: ``mem_state[mem_ptr[b]:mem_ptr[b+1]]`` are the
-    pair indices of base ``b``."""
-    m = pair_ptr[n]
+def _group(pair_ptr, pair_base, pair_t, n, nb, mem_ptr, mem_t, mem_owner):
+    """Counting sort of the pairs by base: ``mem_t/mem_owner[mem_ptr[b]:mem_ptr[b+1]]`` are the
+    kind ``t`` and the state ``b + t`` of each pair of base ``b`` (states ascending), so that
+    :func:`_edges` reads a base's members in order. Returns ``sum k (k - 1)`` over the bases
+    of ``k`` members, the most exchanges there can be."""
     for b in range(nb + 1):
         mem_ptr[b] = 0
-    for p in range(m):
+    for p in range(pair_ptr[n]):
         mem_ptr[pair_base[p] + 1] += 1
+    bound = 0
     for b in range(nb):
+        k = mem_ptr[b + 1]
+        bound += k * (k - 1)
         mem_ptr[b + 1] += mem_ptr[b]
     fill = mem_ptr[:nb].copy()
-    for p in range(m):
-        b = pair_base[p]
-        mem_state[fill[b]] = p
-        fill[b] += 1
-
-
-@numba.njit(cache=True)
-def _pair_owner(pair_ptr, n, owner):
-    for s in range(n):
-        for p in range(pair_ptr[s], pair_ptr[s + 1]):
-            owner[p] = s
-
-
-@numba.njit(cache=True)
-def _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, n, edge_ptr, fill_pass,
-           edge_tile, edge_succ):
-    """Count (``fill_pass`` False, into ``edge_ptr[j+1]``) or write the exchanges of every draw.
-
-    State ``s = b + t`` with draw ``u`` reaches ``b + u`` for each other state of base ``b``;
-    visiting ``t`` in ascending order per state lists each draw's discards in ascending order.
-    """
     for s in range(n):
         for p in range(pair_ptr[s], pair_ptr[s + 1]):
             b = pair_base[p]
-            t = pair_t[p]
-            for q in range(mem_ptr[b], mem_ptr[b + 1]):
-                pq = mem_pair[q]
-                if pq == p:
-                    continue
-                j = dmap[s, pair_t[pq]]
-                if j < 0:
-                    continue
-                if fill_pass:
-                    e = edge_ptr[j]
-                    edge_tile[e] = t
-                    edge_succ[e] = owner[pq]
-                    edge_ptr[j] = e + 1
-                else:
-                    edge_ptr[j + 1] += 1
+            mem_t[fill[b]] = pair_t[p]
+            mem_owner[fill[b]] = s
+            fill[b] += 1
+    return bound
+
+
+@numba.njit(cache=True)
+def _edges(pair_ptr, pair_base, pair_t, mem_ptr, mem_t, mem_owner, nx, draw_ptr, draw_tile, edge_ptr,
+           edge_tile, edge_succ):
+    """The exchanges of every draw, in one pass over the states (the twins, ``nx..``, have none).
+
+    State ``s = b + t`` with draw ``u`` reaches ``b + u`` for each other state of base ``b``.
+    A state's exchanges are collected (``t`` ascending), counted per drawn kind and written
+    out draw by draw, so each draw's discards are in ascending order. A member kind with no
+    copy left to draw gives no edge. Returns the count of edges.
+    """
+    n = draw_ptr.shape[0] - 1
+    bu = np.empty(14 * 34, np.int8)
+    bt = np.empty(14 * 34, np.int8)
+    bs = np.empty(14 * 34, np.int32)
+    cnt = np.zeros(34, np.int64)
+    pos = np.empty(34, np.int64)
+    ne = 0
+    for s in range(n):
+        x = 0
+        if s < nx:
+            for p in range(pair_ptr[s], pair_ptr[s + 1]):
+                b = pair_base[p]
+                t = pair_t[p]
+                for q in range(mem_ptr[b], mem_ptr[b + 1]):
+                    if mem_owner[q] == s:
+                        continue
+                    u = mem_t[q]
+                    bu[x] = u
+                    bt[x] = t
+                    bs[x] = mem_owner[q]
+                    cnt[u] += 1
+                    x += 1
+        drawn = np.int64(0)
+        for j in range(draw_ptr[s], draw_ptr[s + 1]):
+            u = draw_tile[j]
+            drawn |= np.int64(1) << u
+            edge_ptr[j] = ne
+            pos[u] = ne
+            ne += cnt[u]
+        for i in range(x):
+            cnt[bu[i]] = 0
+        for i in range(x):
+            u = bu[i]
+            if (drawn >> u) & 1:  # else no copy of u is left to draw
+                e = pos[u]
+                edge_tile[e] = bt[i]
+                edge_succ[e] = bs[i]
+                pos[u] = e + 1
+    edge_ptr[draw_ptr[n]] = ne
+    return ne
 
 
 # --- calls (step 4 and Eq. 10) ----------------------------------------------------------
@@ -371,18 +400,18 @@ def _open_states(hands, hkeys, n1, mmax, r, rm, keys, vals, n, out_hands, out_ke
     """
     cand = np.empty(N_CODES, np.int64)
     idx = np.empty(4, np.int64)
+    mask = keys.shape[0] - 1
     c = np.empty(34, np.int64)
     total = 0
     for s in range(n1):
         nc = 0
-        for code in range(N_CODES):
-            if code >= CHI_CODE:
+        for code in range(N_CODES):  # the melds that fit (read from the hand: no copy per code)
+            if code < CHI_CODE:
+                fits = hands[s, code] >= 3
+            else:
                 k = code - CHI_CODE
-                if k >= 27 or k % 9 > 6:
-                    continue
-            for q in range(34):
-                c[q] = hands[s, q]
-            if _meld_fits(code, c):
+                fits = k < 27 and k % 9 <= 6 and hands[s, k] >= 1 and hands[s, k + 1] >= 1 and hands[s, k + 2] >= 1
+            if fits:
                 cand[nc] = code
                 nc += 1
         if nc == 0:
@@ -414,7 +443,9 @@ def _open_states(hands, hkeys, n1, mmax, r, rm, keys, vals, n, out_hands, out_ke
                 if ok:
                     total += 1
                     if not count_only:
-                        i = _slot(keys, vals, key)
+                        i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask  # _slot by hand
+                        while vals[i] != EMPTY and keys[i] != key:
+                            i = (i + 1) & mask
                         if vals[i] == EMPTY:
                             keys[i] = key
                             vals[i] = n
@@ -447,17 +478,22 @@ def _insert(keys, vals, new_keys, start):
 
 
 @numba.njit(cache=True)
-def _calls(hands, full, skeys, n_new, can_call, s0, n, h0, cap, replace, r, rm, keys, vals,
-           call_ptr, call_tile, call_chi, call_mem, mem_tile, mem_succ, nc, nm):
+def _calls(hands, skeys, src, can_call, s0, n, draw_ptr, draw_tile, edge_ptr, edge_tile, r, rm,
+           keys, vals, call_ptr, call_tile, call_chi, call_mem, mem_tile, mem_succ, nc, nm):
     """The TAKE options of states ``s0..n-1`` (Eq. 10), resuming at ``nc`` calls / ``nm`` members.
 
     For a state and an opponent's discard ``u`` (a kind with a copy left), each pon/chi gives
     an after-call hand; its members are the discards ``t''`` (not kuikae) whose hand is a state.
     Call ``c`` of state ``s`` (``call_ptr[s] <= c < call_ptr[s+1]``, kinds ascending) has kind
     ``call_tile[c]``, ``call_chi[c]`` and members ``mem_tile/mem_succ[call_mem[c]:call_mem[c+1]]``.
+    A member's tiles with its melds are ``full[s] + u - t''``, an ``H1`` hand, and ``H`` holds
+    every ``H1`` hand with up to ``m`` mentsu revealed (step 4): so the candidates ``t''`` are
+    the exchanges of draw ``u`` of ``s``'s ``H1`` hand ``src[s]`` (same tiles, same draws), and
+    only those are looked up (the table probe inlined by hand: as a helper with array arguments
+    it pays reference counting at every call).
     Returns ``(next state, nc, nm)``; it stops before a state whose calls might not fit.
     """
-    x = np.empty(34, np.int64)
+    mask = keys.shape[0] - 1
     for s in range(s0, n):
         if nc + 4 * 34 > call_tile.shape[0] or nm + 4 * 34 * 14 > mem_tile.shape[0]:
             return s, nc, nm
@@ -465,9 +501,8 @@ def _calls(hands, full, skeys, n_new, can_call, s0, n, h0, cap, replace, r, rm, 
         if not can_call[s]:
             continue
         ks = skeys[s]
-        for u in range(34):
-            if _left(full[s, u], h0[u], cap[u], replace) <= 0:
-                continue
+        for j in range(draw_ptr[src[s]], draw_ptr[src[s] + 1]):  # the kinds with a copy left
+            u = draw_tile[j]
             for opt in range(4):
                 # opt 0: pon; 1..3: chi with u as the lowest / middle / highest tile
                 if opt == 0:
@@ -494,23 +529,30 @@ def _calls(hands, full, skeys, n_new, can_call, s0, n, h0, cap, replace, r, rm, 
                         bad2 = a + 3
                     elif opt == 3 and a % 9 > 0:
                         bad2 = a - 1
-                for q in range(34):
-                    x[q] = hands[s, q]
+                # the after-call hand is hands[s] + u - the meld: a discard t must be held
+                # there (a chi's other two kinds one fewer)
                 key = ks + rm[code] + r[u]
-                x[u] += 1
-                meld_take(code, x, -1)
                 if code < CHI_CODE:
                     key -= np.uint64(3) * r[u]
                 else:
                     key -= r[a] + r[a + 1] + r[a + 2]
                 m0 = nm
-                for t in range(34):
-                    if x[t] == 0 or t == u or t == bad2:
+                for e in range(edge_ptr[j], edge_ptr[j + 1]):
+                    t = edge_tile[e]
+                    if t == bad2:
                         continue
-                    v = lookup(keys, vals, key - r[t])
-                    if v >= 0:
+                    held = hands[s, t]
+                    if opt > 0 and a <= t <= a + 2:
+                        held -= 1
+                    if held == 0:
+                        continue
+                    kt = key - r[t]
+                    i = int((kt * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+                    while vals[i] != EMPTY and keys[i] != kt:
+                        i = (i + 1) & mask
+                    if vals[i] != EMPTY:  # past the meld limit m there is none
                         mem_tile[nm] = t
-                        mem_succ[nm] = v
+                        mem_succ[nm] = vals[i]
                         nm += 1
                 if nm > m0:
                     call_tile[nc] = u
@@ -520,6 +562,18 @@ def _calls(hands, full, skeys, n_new, can_call, s0, n, h0, cap, replace, r, rm, 
     call_ptr[n] = nc
     call_mem[nc] = nm
     return n, nc, nm
+
+
+@numba.njit(cache=True)
+def _with_melds(hands, melds, out):
+    """``out[s]`` = the concealed counts ``hands[s]`` plus the tiles of the meld codes
+    ``melds[s]`` (-1: none)."""
+    for s in range(hands.shape[0]):
+        for k in range(34):
+            out[s, k] = hands[s, k]
+        for j in range(melds.shape[1]):
+            if melds[s, j] >= 0:
+                meld_take(melds[s, j], out[s], 1)
 
 
 # --- the graph -------------------------------------------------------------------------
@@ -631,15 +685,8 @@ class HandGraph:
     @property
     def full(self) -> np.ndarray:
         """(n, 34): concealed tiles plus the tiles of the new melds."""
-        out = self.hands.astype(np.int64)
-        for j in range(4):
-            code = self.melds[:, j].astype(np.int64)
-            pon = code >= 0
-            pon &= code < CHI_CODE
-            np.add.at(out, (np.flatnonzero(pon), code[pon]), 3)
-            chi = code >= CHI_CODE
-            for q in range(3):
-                np.add.at(out, (np.flatnonzero(chi), code[chi] - CHI_CODE + q), 1)
+        out = np.empty((self.n_states, 34), np.int64)
+        _with_melds(self.hands, self.melds, out)
         return out
 
     def meld_rows(self, s: int) -> list[tuple[int, int]]:
@@ -934,16 +981,18 @@ def _finish(ext, h0, r0, kinds, d, m, replace, twins, root_melds) -> HandGraph:
                    draw_ptr=None, draw_tile=None, draw_w=None, draw_win=None, edge_ptr=None, edge_tile=None,
                    edge_succ=None, win_ptr=None, win_tile=None, keys=keys, vals=vals, m=m, n_h1=n1,
                    melds=melds, riichi=riichi, twin=twin, state_keys=hkeys, root_melds=root_melds)
-    full = g0.full.astype(np.uint8)
+    full = np.empty((n, 34), np.uint8)
+    _with_melds(hands, melds, full)
+    # at most 34 draws a state, about 33 in the large graphs: the arrays are kept as views
     draw_ptr = np.empty(n + 1, np.int32)
     draw_tile = np.empty(34 * n, np.int8)
     draw_w = np.empty(34 * n, np.float64)
     draw_win = np.empty(34 * n, np.int32)
     win_ptr = np.empty(n + 1, np.int32)
     win_tile = np.empty(34 * n, np.int8)
-    dmap = np.empty((n, 34), np.int32)
     nd, nw = _draws(full, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
-                    draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile, dmap)
+                    draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile)
+    draw_tile, draw_w, draw_win = draw_tile[:nd], draw_w[:nd], draw_win[:nd]
     # exchanges: states (twins excluded: they are locked) that share a 3k-tile base
     n_pairs = int(np.count_nonzero(hands[:nx]))  # load <= 1/2 with one slot per pair at most
     slots = 1 << max(4, (2 * n_pairs).bit_length())
@@ -954,32 +1003,25 @@ def _finish(ext, h0, r0, kinds, d, m, replace, twins, root_melds) -> HandGraph:
     pair_t = np.empty(n_pairs, np.int8)
     nb = _bases(hands, hkeys, nx, _KEY_R, bkeys, bvals, pair_ptr, pair_base, pair_t)
     mem_ptr = np.empty(nb + 1, np.int64)
-    mem_pair = np.empty(int(pair_ptr[nx]), np.int32)
-    _group(pair_ptr, pair_base, nx, nb, mem_ptr, mem_pair)
-    owner = np.empty(int(pair_ptr[nx]), np.int32)
-    _pair_owner(pair_ptr, nx, owner)
-    edge_ptr = np.zeros(nd + 1, np.int64)
-    _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, nx, edge_ptr, False, draw_tile, owner)
-    np.cumsum(edge_ptr, out=edge_ptr)
-    ne = int(edge_ptr[nd])
-    edge_tile = np.empty(ne, np.int8)
-    edge_succ = np.empty(ne, np.int32)
-    _edges(pair_ptr, pair_base, pair_t, owner, mem_ptr, mem_pair, dmap, nx, edge_ptr, True, edge_tile, edge_succ)
-    # the fill pass moved each start to the next draw's start: shift back
-    edge_ptr[1:] = edge_ptr[:-1].copy()
-    edge_ptr[0] = 0
-    g0.draw_ptr, g0.draw_tile, g0.draw_w, g0.draw_win = draw_ptr, draw_tile[:nd].copy(), draw_w[:nd].copy(), \
-        draw_win[:nd].copy()
-    g0.edge_ptr, g0.edge_tile, g0.edge_succ = edge_ptr.astype(np.int32), edge_tile, edge_succ
-    g0.win_ptr, g0.win_tile = win_ptr, win_tile[:nw].copy()
+    mem_t = np.empty(n_pairs, np.int8)
+    mem_owner = np.empty(n_pairs, np.int32)
+    bound = _group(pair_ptr, pair_base, pair_t, nx, nb, mem_ptr, mem_t, mem_owner)
+    edge_ptr = np.empty(nd + 1, np.int32)
+    edge_tile = np.empty(bound, np.int8)
+    edge_succ = np.empty(bound, np.int32)
+    ne = _edges(pair_ptr, pair_base, pair_t, mem_ptr, mem_t, mem_owner, nx, draw_ptr, draw_tile, edge_ptr,
+                edge_tile, edge_succ)
+    g0.draw_ptr, g0.draw_tile, g0.draw_w, g0.draw_win = draw_ptr, draw_tile, draw_w, draw_win
+    g0.edge_ptr, g0.edge_tile, g0.edge_succ = edge_ptr, edge_tile[:ne], edge_succ[:ne]
+    g0.win_ptr, g0.win_tile = win_ptr, win_tile[:nw]
     if m > 0:
-        _add_calls(g0, full, nx, h0, cap, replace, keys, vals)
+        _add_calls(g0, src, nx, keys, vals)
     return g0
 
 
-def _add_calls(g: HandGraph, full, nx, h0, cap, replace, keys, vals) -> None:
+def _add_calls(g: HandGraph, src, nx, keys, vals) -> None:
     n_new = (g.melds >= 0).sum(1)
-    n_conc = g.hands.sum(1, dtype=np.int64)
+    n_conc = int(g.hands[0].sum()) - 3 * n_new  # every state has the root's tiles
     can = (n_new < g.m) & ~g.riichi & (n_conc >= 4)
     can[nx:] = False
     size = max(64, 8 * int(can.sum()))
@@ -991,8 +1033,9 @@ def _add_calls(g: HandGraph, full, nx, h0, cap, replace, keys, vals) -> None:
     mem_succ = np.empty(8 * size, np.int32)
     s, nc, nm = 0, 0, 0
     while True:
-        s, nc, nm = _calls(g.hands, full, g.state_keys, n_new, can, s, g.n_states, h0, cap, replace, _KEY_R,
-                           _MELD_R, keys, vals, call_ptr, call_tile, call_chi, call_mem, mem_tile, mem_succ, nc, nm)
+        s, nc, nm = _calls(g.hands, g.state_keys, src, can, s, g.n_states, g.draw_ptr, g.draw_tile,
+                           g.edge_ptr, g.edge_tile, _KEY_R, _MELD_R, keys, vals, call_ptr, call_tile, call_chi,
+                           call_mem, mem_tile, mem_succ, nc, nm)
         if s >= g.n_states:
             break
         call_tile, call_chi, call_mem = _grown(call_tile), _grown(call_chi), _grown(call_mem)

@@ -33,7 +33,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from search.hand_graph import KEY_R
 
 #: Endings tracked under the optimal policy, in this order.
 OUTCOMES = ("win", "lose", "other_win", "tenpai_washout", "noten_washout", "fold")
@@ -41,16 +40,18 @@ N_OUT = len(OUTCOMES)
 WIN, LOSE, OTHER, TW, NW, FOLD = range(N_OUT)
 
 
-_EMPTY = -1
 #: The longest horizon: the policy's folds and marks keep one bit per turn in an int64.
 MAX_T = 62
+#: The member codes of :func:`lump_draws`: 34 kinds in each of class 0, class 1 (riichi) and
+#: riichi declaration.
+MEMBER_CODES = 3 * 34
 #: The most members of a group: the solve keeps a group's tied members as bits of an int32.
 MAX_MEMBERS = 31
 
 
 @numba.njit(cache=True)
-def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, twin,
-                keys, vals, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl):
+def group_draws(draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, twin, draw_h, draw_m, h_ptr,
+                h_tile, h_succ, h_decl):
     """The distinct after-draw (``3k+2``-tile) hands ``H = h + u`` of the draws that matter.
 
     Eq. 7's choice after a draw depends on ``H`` alone: ``max_t P_L(t) U_L(t) + (1 - P_L(t))
@@ -61,42 +62,46 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
     ``h_tile/h_succ[h_ptr[H]:h_ptr[H+1]]`` are its members (discard kind, state), kinds
     ascending; ``draw_m[j]`` is the member of draw ``j``'s own state (the drawn tile discarded
     again), which the solve prefers on ties. A member with a riichi twin (a closed tenpai hand)
-    is followed by the same
-    discard into the twin with ``h_decl`` set: "riichi + discard t" (spec A11). ``H`` is keyed
-    by the drawing state's key (``skeys``: concealed tiles, melds, riichi flag) plus ``r[u]``;
-    ``r`` must be the state key's own multipliers (``hand_graph.KEY_R``), so that every draw
-    into the same ``H`` gets the same key. A draw with no exchange gets a group of its own:
-    every other member of its ``H`` would be an exchange away, and a locked state (riichi, or
-    a graph without exchanges) keeps only its own discard. Returns the count.
+    is followed by the same discard into the twin with ``h_decl`` set: "riichi + discard t"
+    (spec A11). The other draws into ``H`` are those of its members: member ``H - t`` by an
+    exchange (draw ``u``, discard ``t``) of ``s`` draws ``t`` into ``H``, if a copy of ``t``
+    is left. So ``H`` needs no key: the draws are visited in state order, and a draw joins the
+    group of the first earlier member that draws into ``H`` (numbering the groups as a table
+    of after-draw hands filled in that order would). A draw with no exchange gets a group of
+    its own: every other member of its ``H`` would be an exchange away, and a locked state
+    (riichi, or a graph without exchanges) keeps only its own discard. Returns the count.
     """
-    n = skeys.shape[0]
-    mask = keys.shape[0] - 1
+    n = draw_ptr.shape[0] - 1
     nh = 0
     m = 0
     for s in range(n):
-        ks = skeys[s]
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
             if edge_ptr[j + 1] == edge_ptr[j] and draw_win[j] < 0 and twin[s] < 0:
                 draw_h[j] = -1
                 continue
             u = draw_tile[j]
-            # a draw with exchanges joins the group of its after-draw hand (by key); one with
-            # none gets a group of its own (the drawing state and its riichi): a locked state
-            # (no exchanges at all) must not share it with another's draw
-            if edge_ptr[j + 1] > edge_ptr[j]:
-                key = ks + r[u]
-                i = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
-                while vals[i] != _EMPTY and keys[i] != key:
-                    i = (i + 1) & mask
-                if vals[i] != _EMPTY:
-                    x = h_ptr[vals[i]]
-                    while h_succ[x] != s:
-                        x += 1
-                    draw_m[j] = x
-                    draw_h[j] = vals[i]
+            # an earlier member's draw into H: member s2 = H - t2 draws t2 (kinds ascending in
+            # its draws, at most t2 places from their start)
+            found = -1
+            for e in range(edge_ptr[j], edge_ptr[j + 1]):
+                s2 = edge_succ[e]
+                if s2 > s:
                     continue
-                keys[i] = key
-                vals[i] = nh
+                t2 = edge_tile[e]
+                x = min(draw_ptr[s2] + t2, draw_ptr[s2 + 1] - 1)
+                while x >= draw_ptr[s2] and draw_tile[x] > t2:
+                    x -= 1
+                if x >= draw_ptr[s2] and draw_tile[x] == t2:
+                    found = x
+                    break
+            if found >= 0:
+                h = draw_h[found]
+                x = h_ptr[h]
+                while h_succ[x] != s:
+                    x += 1
+                draw_m[j] = x
+                draw_h[j] = h
+                continue
             # a new group: the exchanges (kinds ascending) with the drawn tile's own discard in
             # its place, each member followed by its riichi declaration if it has a twin
             h_ptr[nh] = m
@@ -130,7 +135,7 @@ def group_draws(skeys, r, draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, ed
 @numba.njit(cache=True)
 def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, cls, twin, h_cls, h_ptr, h_tile,
                h_decl, p_lose, u_lose, allow_win, riichi_on, live_ptr, live_w, live_h, live_win, live_m, A, B, L,
-               ma, mb):
+               h_code, ma, mb):
     """Split each state's draws into live ones and one lump (``search_performance.md``).
 
     A draw with no in-graph exchange, no win (or wins not allowed) and no riichi declaration
@@ -139,11 +144,14 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, 
     ``L[h]`` is their weight of LOSE. The other draws are ``live_ptr[h] <= x < live_ptr[h+1]``:
     probability ``live_w[x]``, group ``live_h[x]``, win ``live_win[x]``, own member
     ``live_m[x]`` (copied, so that the solve reads them in order).
-    ``ma[m] + mb[m] * VF[member, k-1]`` is the value of discarding into member ``m`` (Eq. 7,
-    Eq. 10 for the members of a call). Deal-in parameters come in two classes (``p_lose[c]``,
-    ``u_lose[c]``; 1: after riichi) by the class of the state (``cls``) or of the group
-    (``h_cls``). A riichi declaration (``h_decl``) is discarded with the class-0 parameters (a
-    declaration tile that deals in voids the riichi), and gets ``-inf`` without ``riichi_on``.
+    ``ma[c] + mb[c] * VF[member, k-1]`` with ``c = h_code[m]`` is the value of discarding into
+    member ``m`` (Eq. 7, Eq. 10 for the members of a call). Deal-in parameters come in two
+    classes (``p_lose[c]``, ``u_lose[c]``; 1: after riichi) by the class of the state (``cls``)
+    or of the group (``h_cls``). A riichi declaration (``h_decl``) is discarded with the class-0
+    parameters (a declaration tile that deals in voids the riichi), and gets ``-inf`` without
+    ``riichi_on``. So a member's ``ma``, ``mb`` depend on its kind and one of three cases
+    only: ``h_code[m] = 34 * case + kind`` (class 0, class 1, declaration), one byte a member
+    where two floats would be read at every turn; ``ma``, ``mb`` hold the ``MEMBER_CODES`` cases.
     """
     n = draw_ptr.shape[0] - 1
     c = 0
@@ -174,20 +182,21 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, 
     for h in range(h_ptr.shape[0] - 1):
         k = h_cls[h]
         for m in range(h_ptr[h], h_ptr[h + 1]):
-            t = h_tile[m]
-            if h_decl[m]:
-                ma[m] = p_lose[0, t] * u_lose[0, t] if riichi_on else -np.inf
-                mb[m] = 1.0 - p_lose[0, t]
-            else:
-                ma[m] = p_lose[k, t] * u_lose[k, t]
-                mb[m] = 1.0 - p_lose[k, t]
+            h_code[m] = 68 + h_tile[m] if h_decl[m] else 34 * k + h_tile[m]
+    for t in range(34):
+        for k in range(2):
+            ma[34 * k + t] = p_lose[k, t] * u_lose[k, t]
+            mb[34 * k + t] = 1.0 - p_lose[k, t]
+        ma[68 + t] = p_lose[0, t] * u_lose[0, t] if riichi_on else -np.inf
+        mb[68 + t] = 1.0 - p_lose[0, t]
 
 
 @numba.njit(cache=True, inline="always")
-def _q(gl, ma, mb, VF, bp, h_succ, m):
+def _q(gl, ma, mb, h_code, VF, bp, h_succ, m):
     """Eq. 7's value of discarding into member ``m`` at this turn: ``ma + mb VF`` with the
     deal-in part grown by ``gl`` (``g_lose[n]``)."""
-    return gl * ma[m] + (1.0 - gl * (1.0 - mb[m])) * VF[bp + h_succ[m]]
+    c = h_code[m]
+    return gl * ma[c] + (1.0 - gl * (1.0 - mb[c])) * VF[bp + h_succ[m]]
 
 
 @numba.njit(cache=True, inline="always")
@@ -272,10 +281,10 @@ def _choose(base, r, vp, gp, vc, gc, cw):
 
 
 @numba.njit(cache=True)
-def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, ma, mb,
+def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb,
                  win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
-                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, hk, VF, ED, stops, hbest):
+                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, hk, VF, ED, stops):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
@@ -292,15 +301,16 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
     are not solved (their values stay 0: nothing reaches them). A NaN win
     payoff is no win (an open hand without yaku). ``VF``, ``ED`` and ``v_stop`` are flat
     turn-major arrays: entry ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member,
-    k-1]`` stay within one row. With ``track`` the policy, for :func:`endings_kernel`: bit ``k``
-    of ``stops[s]`` (zeros on entry) is set where the fold is taken, and ``hbest[(k-1) * nh + h]``
-    is the best member of group ``h`` at ``k``, or where several tie ``-mask``, their bits
-    counted from the group's first member (``MAX_MEMBERS``).
+    k-1]`` stay within one row. With ``track`` the folds, for :func:`policy_marks`: bit ``k``
+    of ``stops[s]`` (zeros on entry) is set where the fold is taken (the best members of the
+    groups are found there, at the pairs that need them).
     State ``s`` is solved for ``k <= kmax[s]`` and group ``h`` for ``k <= hk[h]`` only
     (:func:`needed_turns`; ``T`` everywhere solves all).
     """
     n = tenpai.shape[0]
     VH = np.empty(nh)
+    qa = np.empty(MEMBER_CODES)
+    qk = np.empty(MEMBER_CODES)
     ronv = np.full(34, np.nan)
     ku = np.empty(34, np.int64)   # per discarded kind: the kind, ron, best pon / chi and group
     kr = np.empty(34)
@@ -320,7 +330,11 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
         bc = k * n
         # deal-in chances of this turn's discards: P_L(t) g_lose[n] (the opponents' tenpai grows)
         gl = g_lose[nn]
-        # Eq. 7 once per after-draw hand, Eq. 10 once per after-call hand
+        # Eq. 7 once per after-draw hand, Eq. 10 once per after-call hand; _q by hand, from
+        # this turn's coefficients of each member code (the same products as _q's)
+        for x in range(MEMBER_CODES):
+            qa[x] = gl * ma[x]
+            qk[x] = 1.0 - gl * (1.0 - mb[x])
         for h in range(nh):
             if skip_locked and h_cls[h] == 1:
                 VH[h] = 0.0
@@ -328,22 +342,11 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
             if k > hk[h]:
                 continue
             m0 = h_ptr[h]
-            best = _q(gl, ma, mb, VF, bp, h_succ, m0)
-            if track:
-                arg = m0
-                tie = 1  # the members as good as the best so far, bits from m0
-                for m in range(m0 + 1, h_ptr[h + 1]):
-                    v = _q(gl, ma, mb, VF, bp, h_succ, m)
-                    if v > best:
-                        best = v
-                        arg = m
-                        tie = 1 << (m - m0)
-                    elif v == best:
-                        tie |= 1 << (m - m0)
-                hbest[(k - 1) * nh + h] = arg if tie & (tie - 1) == 0 else -tie
-            else:
-                for m in range(m0 + 1, h_ptr[h + 1]):
-                    best = max(best, _q(gl, ma, mb, VF, bp, h_succ, m))
+            x = h_code[m0]
+            best = qa[x] + qk[x] * VF[bp + h_succ[m0]]
+            for m in range(m0 + 1, h_ptr[h + 1]):
+                x = h_code[m]
+                best = max(best, qa[x] + qk[x] * VF[bp + h_succ[m]])
             VH[h] = best
         for s in range(n):
             c = cls[s]
@@ -457,7 +460,7 @@ def _tie_pick(mask, m0, mo, decl_next):
 
 
 @numba.njit(cache=True)
-def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb, win_ptr,
+def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb, win_ptr,
                  win_tile, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T, g_lose, p_disc,
                  ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, VF, ED, stops, hbest, marks):
     """The (state, ``k``) pairs whose ending probabilities the seeds need under the solved policy.
@@ -469,11 +472,15 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
     two turns are followed even past a fold, for the probabilities of passing (``PD``). These
     are the only pairs :func:`endings_kernel` reads: the policy picks one member per group, so
     they are a small part of the pairs the values need (:func:`needed_turns`). The policy is
-    :func:`solve_kernel`'s (``stops``, ``hbest``); the values it compares are recomputed in its
-    order of evaluation, so they are equal bit for bit.
+    :func:`solve_kernel`'s: its folds (``stops``), and the best members of the groups that the
+    marked pairs read, found here and written to ``hbest`` for :func:`endings_kernel` (the
+    values compared are recomputed in the solve's order of evaluation, so they are equal bit
+    for bit; the solve's own loop keeps no argmax: the groups read here are a few per cent of
+    its groups and turns).
     """
     n = cls.shape[0]
     VH = np.empty(nh)  # the call groups' values, per state
+    seen = np.zeros(nh, np.int8)  # the last turn each group's best members were found at
     ronv = np.full(34, np.nan)
     ku = np.empty(34, np.int64)
     kr = np.empty(34)
@@ -495,6 +502,28 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
             stop = (stops[s] >> k) & 1
             if stop and k < T - 1:
                 continue
+            # the policy at the groups this pair reads (its live draws', then, unless it folds,
+            # its calls'): hbest[(k - 1) * nh + h], the best member or -mask of the tied ones
+            # (bits from the group's first member), from the values that solve_kernel compared
+            nl = live_ptr[s + 1] - live_ptr[s]
+            for jj in range(nl + (0 if stop else call_ptr[s + 1] - call_ptr[s])):
+                h = live_h[live_ptr[s] + jj] if jj < nl else call_g0 + call_ptr[s] + jj - nl
+                if seen[h] == k:  # found for another pair of this turn
+                    continue
+                seen[h] = k
+                m0 = h_ptr[h]
+                best = _q(gl, ma, mb, h_code, VF, bp, h_succ, m0)
+                arg = m0
+                tie = 1
+                for m in range(m0 + 1, h_ptr[h + 1]):
+                    v = _q(gl, ma, mb, h_code, VF, bp, h_succ, m)
+                    if v > best:
+                        best = v
+                        arg = m
+                        tie = 1 << (m - m0)
+                    elif v == best:
+                        tie |= 1 << (m - m0)
+                hbest[(k - 1) * nh + h] = arg if tie & (tie - 1) == 0 else -tie
             if B[s] + L[s] - gl * L[s] != 0.0:
                 marks[s] |= low
             for x in range(live_ptr[s], live_ptr[s + 1]):
@@ -505,13 +534,14 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
                     decl = mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
                     m = _tie_pick(-m, h_ptr[h], mo, decl)
                 wi = live_win[x]
-                if not (wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, VF, bp, h_succ, m))):
+                if not (wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo,
+                                           _q(gl, ma, mb, h_code, VF, bp, h_succ, m))):
                     marks[h_succ[m]] |= low
             if stop:
                 continue
             for cc in range(call_ptr[s], call_ptr[s + 1]):
                 g = call_g0 + cc
-                VH[g] = _q(gl, ma, mb, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
+                VH[g] = _q(gl, ma, mb, h_code, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
             nk = 0
             if call_ptr[s + 1] > call_ptr[s] or (allow_win and win_ptr[s + 1] > win_ptr[s]):
                 nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0,
@@ -535,7 +565,7 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
 
 
 @numba.njit(cache=True)
-def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                    win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
                    g_lose, p_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
                    VF, ED, stops, hbest, marks, PF_out, PD_out):
@@ -616,16 +646,16 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
                     decl = mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
                     m = _tie_pick(-m, h_ptr[h], mo, decl)
                 wi = live_win[x]
-                if wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, VF, bp, h_succ, m)):
+                if wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, h_code, VF, bp, h_succ, m)):
                     pd[iW] += w
                 else:
                     # Eq. 7's P_L deals in, else the member's endings at k - 1
-                    keep = 1.0 - gl * (1.0 - mb[m])
+                    keep = 1.0 - gl * (1.0 - mb[h_code[m]])
                     nxt = h_succ[m]
                     for o in range(no):
                         v = keep * pf[prev, nxt, o]
                         if o == iL:
-                            v += gl * (1.0 - mb[m])
+                            v += gl * (1.0 - mb[h_code[m]])
                         pd[o] += w * v
             if k >= T - 1:
                 for o in range(N_OUT):
@@ -638,7 +668,7 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
             # Eq. 8: the opponents' discards, the last first, each answered as solve_kernel did
             for cc in range(call_ptr[s], call_ptr[s + 1]):
                 g = call_g0 + cc
-                VH[g] = _q(gl, ma, mb, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
+                VH[g] = _q(gl, ma, mb, h_code, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
             nk = 0
             if call_ptr[s + 1] > call_ptr[s] or (allow_win and win_ptr[s + 1] > win_ptr[s]):
                 nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0,
@@ -670,12 +700,12 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
                                 pv[o] -= wgt * pb[o]
                         elif a >= 0:
                             m = _first_best(hbest[(k - 1) * nh + a], h_ptr[a])
-                            keep = 1.0 - gl * (1.0 - mb[m])
+                            keep = 1.0 - gl * (1.0 - mb[h_code[m]])
                             nxt = h_succ[m]
                             for o in range(no):
                                 v = keep * pf[prev, nxt, o]
                                 if o == iL:
-                                    v += gl * (1.0 - mb[m])
+                                    v += gl * (1.0 - mb[h_code[m]])
                                 pv[o] += wgt * (v - pb[o])
             po = p_other[c, nn]
             pe = p_end[c, nn]
@@ -754,26 +784,20 @@ def draw_groups(graph) -> tuple:
     if cached is not None and cached[0] == ident:
         return cached[1]
     nd = graph.draw_tile.shape[0]
-    owner_twin = np.repeat(graph.twin >= 0, np.diff(graph.draw_ptr))
-    grouped = int(np.count_nonzero((np.diff(graph.edge_ptr) > 0) | (graph.draw_win >= 0) | owner_twin))
-    slots = 1 << max(4, (2 * grouped).bit_length())
-    keys = np.empty(slots, np.uint64)
-    vals = np.full(slots, _EMPTY, np.int32)
     draw_h = np.empty(nd, np.int32)
-    draw_m = np.empty(nd, np.int64)
-    h_ptr = np.empty(nd + 1, np.int64)
+    draw_m = np.empty(nd, np.int32)
+    h_ptr = np.empty(nd + 1, np.int32)
     size = 2 * (nd + graph.n_edges)
     h_tile = np.empty(size, np.int8)
     h_succ = np.empty(size, np.int32)
     h_decl = np.empty(size, np.bool_)
-    nh = group_draws(graph.state_keys, KEY_R, graph.draw_ptr, graph.draw_tile, graph.draw_win, graph.edge_ptr,
-                     graph.edge_tile, graph.edge_succ, graph.twin, keys, vals, draw_h, draw_m, h_ptr, h_tile, h_succ,
-                     h_decl)
+    nh = group_draws(graph.draw_ptr, graph.draw_tile, graph.draw_win, graph.edge_ptr, graph.edge_tile,
+                     graph.edge_succ, graph.twin, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl)
     m = int(h_ptr[nh])
     # owner class of each draw group: the class of a drawing state (its first member)
     h_cls = graph.riichi[h_succ[h_ptr[:nh]]].astype(np.uint8)
     nc = graph.n_calls
-    cm = graph.call_mem.astype(np.int64)
+    cm = graph.call_mem
     h_ptr = np.concatenate([h_ptr[:nh], m + cm[:nc + 1]])
     h_tile = np.concatenate([h_tile[:m], graph.call_mem_tile])
     h_succ = np.concatenate([h_succ[:m], graph.call_mem_succ])
@@ -855,15 +879,16 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     nh, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl, h_cls, call_g0 = draw_groups(graph)
     cls = graph.riichi.astype(np.uint8)
     nd = graph.draw_tile.shape[0]
-    live_ptr = np.empty(n + 1, np.int64)
+    live_ptr = np.empty(n + 1, np.int32)
     live_w, live_h, live_win, live_m = np.empty(nd), np.empty(nd, np.int32), np.empty(nd, np.int32), \
-        np.empty(nd, np.int64)
+        np.empty(nd, np.int32)
     A, B, L = np.empty(n), np.empty(n), np.empty(n)
-    ma, mb = np.empty(h_tile.shape[0]), np.empty(h_tile.shape[0])
+    h_code, ma, mb = np.empty(h_tile.shape[0], np.uint8), np.empty(MEMBER_CODES), \
+        np.empty(MEMBER_CODES)
     lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, draw_h, draw_m, cls,
                graph.twin, h_cls,
                h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
-               live_ptr, live_w, live_h, live_win, live_m, A, B, L, ma, mb)
+               live_ptr, live_w, live_h, live_win, live_m, A, B, L, h_code, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
     # the pairs the root's actions read: a 3k+2 root its discards' states (and twins) at T-1,
     # a 3k+1 root itself at T and its calls' states at T-1
@@ -883,22 +908,22 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
            two["ron_scale"])
     ron_ok, u_tsumo, u_ron = np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron)
     skip_locked = riichi is None
-    solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, ma, mb, graph.win_ptr,
+    solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb, graph.win_ptr,
                  graph.win_tile, graph.tenpai, cls, h_cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                  call_g0, node_chi, int(T), *f64, ron_ok, u_tsumo, u_ron, v_stop.reshape(-1), bool(allow_win),
-                 bool(allow_stop), bool(tsumo_forced), bool(track), kmax, hk, VF.reshape(-1), ED.reshape(-1), stops,
-                 hbest)
+                 bool(allow_stop), bool(tsumo_forced), bool(track), kmax, hk, VF.reshape(-1), ED.reshape(-1), stops)
     if track:
         # values first, then the endings of the pairs that the root's actions reach under the
         # now fixed policy (one member per group: a fraction of the pairs the values need)
         marks = np.zeros(n, np.int64)
         marks[seeds] |= 1 << top
         marks[calls0] |= 1 << (T - 1)
-        policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+        policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                      graph.win_ptr, graph.win_tile, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                      call_g0, node_chi, int(T), g_lose, two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron,
                      bool(allow_win), bool(tsumo_forced), VF.reshape(-1), ED.reshape(-1), stops, hbest, marks)
-        endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, ma, mb,
+        endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code,
+                       ma, mb,
                        graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
                        graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["p_end"],
                        two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron, bool(allow_win), bool(tsumo_forced),
