@@ -45,8 +45,13 @@ MAX_T = 62
 #: The member codes of :func:`lump_draws`: 34 kinds in each of class 0, class 1 (riichi) and
 #: riichi declaration.
 MEMBER_CODES = 3 * 34
+#: The bit of ``h_code`` that marks a group's first member (:func:`lump_draws`); the tables
+#: of the codes repeat above it, so the kernels index them with the bit set.
+FIRST = 128
 #: The most members of a group: the solve keeps a group's tied members as bits of an int32.
 MAX_MEMBERS = 31
+#: The bit of a live draw's code (:func:`lump_draws`) that says it wins.
+WIN_BIT = 4
 
 
 @numba.njit(cache=True)
@@ -134,16 +139,19 @@ def group_draws(draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, t
 
 @numba.njit(cache=True)
 def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, cls, twin, h_cls, h_ptr, h_tile,
-               h_decl, p_lose, u_lose, allow_win, riichi_on, live_ptr, live_w, live_h, live_win, live_m, A, B, L,
-               h_code, ma, mb):
+               h_decl, p_lose, u_lose, allow_win, riichi_on, live_ptr, live_c, wtab, live_h, live_win, live_m, A, B,
+               L, h_code, ma, mb):
     """Split each state's draws into live ones and one lump (``search_performance.md``).
 
     A draw with no in-graph exchange, no win (or wins not allowed) and no riichi declaration
     has one move, discarding the drawn tile again, so its after-draw value is ``P_L(u) U_L(u) + (1 - P_L(u)) VF[h, k-1]``
     (Eq. 7 with one option). Summed over those draws this is ``A[h] + B[h] VF[h, k-1]``, and
     ``L[h]`` is their weight of LOSE. The other draws are ``live_ptr[h] <= x < live_ptr[h+1]``:
-    probability ``live_w[x]``, group ``live_h[x]``, win ``live_win[x]``, own member
-    ``live_m[x]`` (copied, so that the solve reads them in order).
+    probability ``wtab[4 h + (live_c[x] & 3)]``, group ``live_h[x]``, win ``live_win[x]``, own
+    member ``live_m[x]`` (copied, so that the solve reads them in order). A draw's probability
+    is ``left / total`` with 1-4 copies left, so a state has at most four: one byte a draw
+    (bit ``WIN_BIT`` set where ``live_win[x] >= 0``) where the solve's every turn would stream
+    the float and the win index (16 bytes a draw to 5 with ``live_h``).
     ``ma[c] + mb[c] * VF[member, k-1]`` with ``c = h_code[m]`` is the value of discarding into
     member ``m`` (Eq. 7, Eq. 10 for the members of a call). Deal-in parameters come in two
     classes (``p_lose[c]``, ``u_lose[c]``; 1: after riichi) by the class of the state (``cls``)
@@ -151,7 +159,8 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, 
     parameters (a declaration tile that deals in voids the riichi), and gets ``-inf`` without
     ``riichi_on``. So a member's ``ma``, ``mb`` depend on its kind and one of three cases
     only: ``h_code[m] = 34 * case + kind`` (class 0, class 1, declaration), one byte a member
-    where two floats would be read at every turn; ``ma``, ``mb`` hold the ``MEMBER_CODES`` cases.
+    where two floats would be read at every turn; ``ma``, ``mb`` hold the ``MEMBER_CODES`` cases,
+    repeated at ``FIRST +`` (the bit ``FIRST`` of ``h_code`` marks a group's first member).
     """
     n = draw_ptr.shape[0] - 1
     c = 0
@@ -161,10 +170,20 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, 
         b = 0.0
         lo = 0.0
         k = cls[s]
+        nw = 0
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
             if draw_h[j] >= 0 and (edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0)
                                    or (riichi_on and twin[s] >= 0)):
-                live_w[c] = draw_w[j]
+                w = draw_w[j]
+                i = 0
+                while i < nw and wtab[4 * s + i] != w:
+                    i += 1
+                if i == nw:
+                    if nw == 4:
+                        raise ValueError("a state's draws have more than four probabilities")
+                    wtab[4 * s + i] = w
+                    nw += 1
+                live_c[c] = i | (WIN_BIT if draw_win[j] >= 0 else 0)
                 live_h[c] = draw_h[j]
                 live_win[c] = draw_win[j]
                 live_m[c] = draw_m[j]
@@ -183,12 +202,15 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, 
         k = h_cls[h]
         for m in range(h_ptr[h], h_ptr[h + 1]):
             h_code[m] = 68 + h_tile[m] if h_decl[m] else 34 * k + h_tile[m]
+        h_code[h_ptr[h]] |= FIRST
     for t in range(34):
         for k in range(2):
             ma[34 * k + t] = p_lose[k, t] * u_lose[k, t]
             mb[34 * k + t] = 1.0 - p_lose[k, t]
         ma[68 + t] = p_lose[0, t] * u_lose[0, t] if riichi_on else -np.inf
         mb[68 + t] = 1.0 - p_lose[0, t]
+    ma[FIRST:FIRST + MEMBER_CODES] = ma[:MEMBER_CODES]
+    mb[FIRST:FIRST + MEMBER_CODES] = mb[:MEMBER_CODES]
 
 
 @numba.njit(cache=True, inline="always")
@@ -281,10 +303,10 @@ def _choose(base, r, vp, gp, vc, gc, cw):
 
 
 @numba.njit(cache=True)
-def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb,
-                 win_ptr, win_tile, tenpai, cls, h_cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
+def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb,
+                 win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
-                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, hk, VF, ED, stops):
+                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, VF, ED, stops):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
@@ -297,20 +319,23 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
     (Eq. 10); passing every one leads to our draw.
     Chance parameters come in two classes by ``cls`` (1: locked after riichi): ``p_other[c, n]``
     (``n = 0..T``; ``n = T`` after i's last discard, before the washout), ``p_end[c, n]``, ``u_other[c]``, ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``; with
-    ``skip_locked`` (no declarations allowed) the locked states and their groups (``h_cls``)
-    are not solved (their values stay 0: nothing reaches them). A NaN win
+    ``skip_locked`` (no declarations allowed) the locked states are not solved (their values
+    stay 0: nothing reaches them). A NaN win
     payoff is no win (an open hand without yaku). ``VF``, ``ED`` and ``v_stop`` are flat
     turn-major arrays: entry ``(h, k)`` is at ``k * n + h``, so the gathers of ``VF[member,
     k-1]`` stay within one row. With ``track`` the folds, for :func:`policy_marks`: bit ``k``
     of ``stops[s]`` (zeros on entry) is set where the fold is taken (the best members of the
     groups are found there, at the pairs that need them).
-    State ``s`` is solved for ``k <= kmax[s]`` and group ``h`` for ``k <= hk[h]`` only
-    (:func:`needed_turns`; ``T`` everywhere solves all).
+    State ``s`` is solved for ``k <= kmax[s]`` only (:func:`needed_turns`; ``T`` everywhere
+    solves all); the groups are all taken at every turn, in one pass over the members (a loop
+    per group mispredicts its end at most groups, of 1-3 members: 1.7x the time), and those
+    that no solved state reads (locked ones with ``skip_locked``, past ``needed_turns``) are
+    never read.
     """
     n = tenpai.shape[0]
     VH = np.empty(nh)
-    qa = np.empty(MEMBER_CODES)
-    qk = np.empty(MEMBER_CODES)
+    qa = np.empty(2 * FIRST)
+    qk = np.empty(2 * FIRST)
     ronv = np.full(34, np.nan)
     ku = np.empty(34, np.int64)   # per discarded kind: the kind, ron, best pon / chi and group
     kr = np.empty(34)
@@ -332,21 +357,17 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
         gl = g_lose[nn]
         # Eq. 7 once per after-draw hand, Eq. 10 once per after-call hand; _q by hand, from
         # this turn's coefficients of each member code (the same products as _q's)
-        for x in range(MEMBER_CODES):
+        for x in range(2 * FIRST):
             qa[x] = gl * ma[x]
             qk[x] = 1.0 - gl * (1.0 - mb[x])
-        for h in range(nh):
-            if skip_locked and h_cls[h] == 1:
-                VH[h] = 0.0
-                continue
-            if k > hk[h]:
-                continue
-            m0 = h_ptr[h]
-            x = h_code[m0]
-            best = qa[x] + qk[x] * VF[bp + h_succ[m0]]
-            for m in range(m0 + 1, h_ptr[h + 1]):
-                x = h_code[m]
-                best = max(best, qa[x] + qk[x] * VF[bp + h_succ[m]])
+        h = -1
+        best = 0.0
+        for m in range(h_ptr[nh]):
+            x = h_code[m]
+            v = qa[x] + qk[x] * VF[bp + h_succ[m]]
+            first = x >> 7  # the FIRST bit: a new group
+            h += first
+            best = v if first else max(best, v)
             VH[h] = best
         for s in range(n):
             c = cls[s]
@@ -359,11 +380,13 @@ def solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ,
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
             ed = gl * A[s] + (B[s] + L[s] - gl * L[s]) * VF[bp + s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
-                wi = live_win[x]
-                if _tsumo(allow_win, tsumo_forced, wi, u_tsumo, VH[live_h[x]]):
-                    ed += live_w[x] * u_tsumo[wi]
+                lc = live_c[x]
+                w = wtab[4 * s + (lc & 3)]
+                # live_win is read at the few winning draws only
+                if (lc & WIN_BIT) != 0 and _tsumo(allow_win, tsumo_forced, live_win[x], u_tsumo, VH[live_h[x]]):
+                    ed += w * u_tsumo[live_win[x]]
                 else:
-                    ed += live_w[x] * VH[live_h[x]]
+                    ed += w * VH[live_h[x]]
             ED[bc + s] = ed
             # Eq. 8: continue -> other win / early end / the opponents' discards (ron, take or
             # pass each), the last (before our draw) first
@@ -565,7 +588,7 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
 
 
 @numba.njit(cache=True)
-def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
+def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                    win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
                    g_lose, p_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
                    VF, ED, stops, hbest, marks, PF_out, PD_out):
@@ -638,7 +661,7 @@ def endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, 
             if iL >= 0:
                 pd[iL] += gl * L[s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
-                w = live_w[x]
+                w = wtab[4 * s + (live_c[x] & 3)]
                 m = hbest[(k - 1) * nh + live_h[x]]
                 if m < 0:  # a tie: the draw's own member first (see _tie_pick)
                     h = live_h[x]
@@ -880,15 +903,14 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     cls = graph.riichi.astype(np.uint8)
     nd = graph.draw_tile.shape[0]
     live_ptr = np.empty(n + 1, np.int32)
-    live_w, live_h, live_win, live_m = np.empty(nd), np.empty(nd, np.int32), np.empty(nd, np.int32), \
-        np.empty(nd, np.int32)
+    live_c, wtab = np.empty(nd, np.uint8), np.empty(4 * n)
+    live_h, live_win, live_m = np.empty(nd, np.int32), np.empty(nd, np.int32), np.empty(nd, np.int32)
     A, B, L = np.empty(n), np.empty(n), np.empty(n)
-    h_code, ma, mb = np.empty(h_tile.shape[0], np.uint8), np.empty(MEMBER_CODES), \
-        np.empty(MEMBER_CODES)
+    h_code, ma, mb = np.empty(h_tile.shape[0], np.uint8), np.full(2 * FIRST, np.nan), np.full(2 * FIRST, np.nan)
     lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, draw_h, draw_m, cls,
                graph.twin, h_cls,
                h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
-               live_ptr, live_w, live_h, live_win, live_m, A, B, L, h_code, ma, mb)
+               live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, h_code, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
     # the pairs the root's actions read: a 3k+2 root its discards' states (and twins) at T-1,
     # a 3k+1 root itself at T and its calls' states at T-1
@@ -908,10 +930,10 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
            two["ron_scale"])
     ron_ok, u_tsumo, u_ron = np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron)
     skip_locked = riichi is None
-    solve_kernel(live_ptr, live_w, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb, graph.win_ptr,
-                 graph.win_tile, graph.tenpai, cls, h_cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
+    solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb, graph.win_ptr,
+                 graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                  call_g0, node_chi, int(T), *f64, ron_ok, u_tsumo, u_ron, v_stop.reshape(-1), bool(allow_win),
-                 bool(allow_stop), bool(tsumo_forced), bool(track), kmax, hk, VF.reshape(-1), ED.reshape(-1), stops)
+                 bool(allow_stop), bool(tsumo_forced), bool(track), kmax, VF.reshape(-1), ED.reshape(-1), stops)
     if track:
         # values first, then the endings of the pairs that the root's actions reach under the
         # now fixed policy (one member per group: a fraction of the pairs the values need)
@@ -922,7 +944,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                      graph.win_ptr, graph.win_tile, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                      call_g0, node_chi, int(T), g_lose, two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron,
                      bool(allow_win), bool(tsumo_forced), VF.reshape(-1), ED.reshape(-1), stops, hbest, marks)
-        endings_kernel(live_ptr, live_w, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code,
+        endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code,
                        ma, mb,
                        graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
                        graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["p_end"],
