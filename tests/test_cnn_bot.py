@@ -174,10 +174,10 @@ def test_missing_or_mismatched_weights_name_the_file(tmp_path):
 def test_shipped_default_weights_load():
     nets = load_nets()
     assert set(nets) == set(TASKS)
-    # the shipped nets read the decision features (m86 + 10 / m86 + offer + 25 planes) and
+    # the shipped nets read feature set 2 (m86 + 10 + 9 / m86 + offer + 25 + 9 planes) and
     # carry the act thresholds chosen on held-out games
-    assert nets["discard"].config.in_planes == 96 and nets["pon"].config.in_planes == 112
-    assert all(net.config.features for net in nets.values())
+    assert nets["discard"].config.in_planes == 105 and nets["pon"].config.in_planes == 121
+    assert all(net.config.features == 2 for net in nets.values())
     assert all(0.5 < nets[t].config.threshold < 1.0 for t in ("pon", "chi", "riichi"))
 
 
