@@ -134,7 +134,7 @@ def _call_options(state, legal: list[dict], hand: np.ndarray, now: int, out: np.
 
 def feature_planes(state, legal: list[dict], safety: bool = True) -> np.ndarray:
     """The uint8 ``(N_FEATURES, 34, 4)`` planes of a decision of ``state``'s seat (planes
-    114-122 zero unless ``safety``: they cost about 0.3 ms)."""
+    114-122 zero unless ``safety``: they cost about 0.55 ms of the 0.6)."""
     out = np.zeros((N_FEATURES, 34, 4), dtype=np.uint8)
     if safety:
         _safety(state, out)
