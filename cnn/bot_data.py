@@ -15,7 +15,7 @@ thesis's sampling applies (T§4.3, P§VI): one followed seat per hand (random, s
 decisions up to and including its riichi declaration, and no hand in which it lost more
 than 1,500 points.
 
-Every sample carries the decision features of :mod:`cnn.features` (planes 87-113), whether
+Every sample carries the decision features of :mod:`cnn.features` (planes 87-122), whether
 its net reads them or not. ``players`` keeps only the decisions of seats with those names
 (the ``start_game`` names of our own records: ``mdp`` to learn from the MDP player); a game
 where none of them sits (a real players' record) counts whole.
