@@ -43,7 +43,8 @@ from cnn.rules import chi_class
 from game.tiles import mjai_to_kind
 from game.yaku_paths import keeps_yaku, value_kinds
 from regressors.estimators import load_default
-from regressors.features import safe_kinds, tenpai_features, wait_categories
+from regressors.deal_in import tenpai_probs
+from regressors.features import wait_categories
 from search.shanten import shanten_batch
 from search.ukeire import Efficiency
 
@@ -80,14 +81,14 @@ def _estimators():
 def _safety(state, out: np.ndarray) -> None:
     """Planes 114-122: each opponent's safe kinds, P(tenpai) and danger by kind."""
     tenpai, waits = _estimators()
-    others = [(state.seat + r) % 4 for r in (1, 2, 3)]
-    X = np.stack([tenpai_features(state, j) for j in others])
-    p_tenpai = tenpai.predict_proba(X, riichi=[state.riichi[j] for j in others])
-    for r, j in enumerate(others):
-        out[114 - FIRST + r, safe_kinds(state, j)] = 1
+    p_tenpai = tenpai_probs(state, tenpai)
+    for r in (0, 1, 2):
+        j = (state.seat + r + 1) % 4
+        cats, unseen = wait_categories(state, j)
+        out[114 - FIRST + r, cats == 0] = 1  # category 0 is "genbutsu": exactly safe_kinds
         for col, step in enumerate(TENPAI_STEPS):
-            out[117 - FIRST + r, :, col] = p_tenpai[r] >= step
-        danger = p_tenpai[r] * waits.predict(*wait_categories(state, j))
+            out[117 - FIRST + r, :, col] = p_tenpai[j] >= step
+        danger = p_tenpai[j] * waits.predict(cats, unseen)
         for col, step in enumerate(DANGER_STEPS):
             out[120 - FIRST + r, danger >= step, col] = 1
 

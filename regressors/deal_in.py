@@ -73,15 +73,21 @@ def wait_probs(view, j: int, hist: WaitHistogram) -> np.ndarray:
     return p
 
 
+def tenpai_probs(view, tenpai_model) -> np.ndarray:
+    """P_T[4] of the other seats as ``view``'s seat sees them (its own entry zero)."""
+    pt = np.zeros(4)
+    others = [(view.seat + k) % 4 for k in (1, 2, 3)]
+    X = np.stack([tenpai_features(view, j) for j in others])
+    pt[others] = tenpai_model.predict_proba(X, riichi=[view.riichi[j] for j in others])
+    return pt
+
+
 def deal_in_probs(view, tenpai_model, hist: WaitHistogram) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(P_L[34], P(ron_j(t))[4, 34], P_T[4], P(t is j's wait | j tenpai)[4, 34]) for the seat
     of ``view`` (its own rows zero)."""
-    me = view.seat
     p_wait = np.zeros((4, 34))
-    pt = np.zeros(4)
-    others = [(me + k) % 4 for k in (1, 2, 3)]
-    X = np.stack([tenpai_features(view, j) for j in others])
-    pt[others] = tenpai_model.predict_proba(X, riichi=[view.riichi[j] for j in others])
+    pt = tenpai_probs(view, tenpai_model)
+    others = [(view.seat + k) % 4 for k in (1, 2, 3)]
     for j in others:
         p_wait[j] = wait_probs(view, j, hist)
     p_ron = pt[:, None] * p_wait
