@@ -742,9 +742,9 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
 
 
 @numba.njit(cache=True)
-def needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk):
-    """The turns at which the root's values read each state and group: ``kmax[s]``, ``hk[h]``
-    (-1: never), from the ``seeds`` read at ``k = top``.
+def needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax):
+    """The turns at which the root's values read each state: ``kmax[s]`` (-1: never), from the
+    ``seeds`` read at ``k = top`` (the groups' own turns, ``hk[h]``, only guide the walk).
 
     ``VF[s, k]`` reads the groups of ``s``'s live draws and calls at ``k`` and a group at ``k``
     reads its members at ``k - 1`` (the lumped draws read ``s`` itself), so a breadth-first
@@ -752,7 +752,7 @@ def needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ,
     distance from the seeds. A state first reached after more than ``top`` turns is never read.
     """
     kmax[:] = -1
-    hk[:] = -1
+    hk = np.full(h_ptr.shape[0] - 1, -1, np.int64)
     queue = np.empty(kmax.shape[0], np.int64)
     tail = 0
     for s in seeds:
@@ -921,9 +921,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     else:
         seeds, top = np.zeros(1, np.int64), T
         calls0 = graph.call_mem_succ[graph.call_mem[call_ptr[0]]:graph.call_mem[call_ptr[1]]].astype(np.int64)
-    kmax, hk = np.full(n, T, np.int64), np.full(h_ptr.shape[0] - 1, T, np.int64)
+    kmax = np.full(n, T, np.int64)
     if root_only:
-        needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax, hk)
+        needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax)
     stops = np.zeros(n if track else 1, np.int64)
     hbest = np.empty(T * nh if track else 1, np.int32)
     f64 = (g_lose, two["p_other"], two["u_other"], two["p_end"], two["u_tw"], two["u_nw"], two["p_disc"],
