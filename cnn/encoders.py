@@ -188,14 +188,24 @@ class SeatHistory:
         self.hand_key = None
         self.snapshots = {}
 
-    def encode(self, state, *, discard_decision: bool, offered: int | None = None,
-               features: np.ndarray | None = None) -> np.ndarray:
-        """Encode ``state`` with its past planes; a discard decision is recorded as a snapshot."""
+    def record(self, state) -> Situation:
+        """Keep ``state`` as its turn's snapshot (the first discard decision of the turn) and
+        return its present situation."""
         self._sync(state)
         turn = state.turns[state.seat]
         present = situation(state)
-        if discard_decision and turn not in self.snapshots:
-            self.snapshots[turn] = present
+        self.snapshots.setdefault(turn, present)
+        return present
+
+    def encode(self, state, *, discard_decision: bool, offered: int | None = None,
+               features: np.ndarray | None = None) -> np.ndarray:
+        """Encode ``state`` with its past planes; a discard decision is recorded as a snapshot."""
+        if discard_decision:
+            present = self.record(state)
+        else:
+            self._sync(state)
+            present = situation(state)
+        turn = state.turns[state.seat]
         pasts = [self.snapshots.get(turn - k) for k in range(1, N_PAST + 1)]
         return encode(present, pasts, offered, features)
 

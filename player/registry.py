@@ -54,6 +54,8 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
     from regressors.scenarios import DEFAULT_PATH
 
     files = [DEFAULT_DIR / fname for fname, _ in FILES.values()]
+    if opts.get("tie", 0) and opts.get("tie_by") == "cnn":
+        files += _cnn_bot_models({})
     return files + [DEFAULT_PATH] if opts.get("method2", METHOD2) else files
 
 

@@ -411,6 +411,49 @@ def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
     assert far > 20 and near_ones > 5
 
 
+def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
+    """With ``tie_by=cnn``, a far hand's discard is the one cnn-bot (its own agent, fed the
+    same events) takes when offered only the discards valued within ``tie`` of the best."""
+    from pathlib import Path
+
+    from game.decisions import iter_decisions
+    from game.records import read_events
+    from game.state import seat_view
+    from player.agents.cnn_bot import CnnBot
+    from search.shanten import shanten
+
+    record = read_events(sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
+                                 / "mjlog").glob("mjlog2json__*.xml"))[0])
+    seat, tie = 1, 0.01
+    agent, bot = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn"), CnnBot()
+    agent.start_game(seat)
+    bot.start_game(seat)
+    fed, far, differ = 0, 0, 0
+    for d in iter_decisions(record, seats=[seat]):
+        for e in record[fed:d.index + 1]:
+            agent.observe(seat_view(e, seat))
+            bot.observe(seat_view(e, seat))
+        fed = d.index + 1
+        if not any(a["type"] == "dahai" for a in d.legal):
+            continue
+        own = bot.act(d.legal)  # cnn-bot keeps its past turns as it would in a game
+        if agent.method(d.state, d.legal) != "method2":
+            continue
+        choice = agent.act(d.legal)
+        if choice["type"] != "dahai":
+            continue
+        valued = [(a, v) for a, v in agent.last_values if a["type"] == "dahai" and v is not None]
+        top = max(v for _, v in valued)
+        near = [a for a, v in valued if v >= top - tie]
+        assert choice in near and shanten(np.asarray(d.state.hand, np.uint8)) in (2, 3)
+        if len(near) > 1:
+            far += 1
+            assert mjai_to_kind(choice["pai"]) == mjai_to_kind(bot.act(near)["pai"])
+            differ += own["type"] != "dahai" or mjai_to_kind(choice["pai"]) != mjai_to_kind(own["pai"])
+    assert far > 10 and agent.stats["tie_broken"] == far
+    assert differ > 0  # the near set is a real restriction of cnn-bot's own choice
+
+
 def find_reach(legal: list[dict]) -> bool:
     return any(a["type"] == "reach" for a in legal)
 

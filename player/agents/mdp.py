@@ -35,7 +35,9 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
 * **Ties at 2-3 shanten** (``tie``, off by default): the reduced graphs of far hands leave
   many discards within a hair of each other (the top ones often equal to 1e-4); with ``tie`` > 0
   those within ``tie`` of the best are told apart by tile efficiency (the efficiency agent's
-  order). It agrees more with expert players and plays worse (README, "Strength").
+  order; it agrees more with expert players and plays worse, README "Strength") or, with
+  ``tie_by=cnn``, by cnn-bot's discard net (``cnn/models``: trained on this player's own
+  choices and the phoenix players'), from ``tie_shanten`` shanten up.
 
 Every decision is counted in ``stats`` by how it was made (:data:`METHODS`): ``method1``
 (PSM values), ``method2`` (Eq. 17), ``rule_based`` (4 or more shanten: the paper's rule-based range, Sec. VII),
@@ -86,6 +88,8 @@ CALL_STATES = 20_000
 #: 0.590 on 8 development games) and lost 0.18 rank in games (README, "Strength").
 TIE = 0.0
 TIE_SHANTEN = 2
+#: What orders the near-ties: the efficiency agent's keys or cnn-bot's discard net.
+TIE_BY = ("efficiency", "cnn")
 #: Own-turn graphs of far hands: ``d`` of a 3-shanten root (``search.hand_graph``'s default
 #: 3, its shanten: only the shortest paths to a win) and the state budget of a 2-shanten root
 #: (the graph's default 5,000 cuts ``d = 3`` to 2 in about half of them); 3-shanten roots keep
@@ -133,14 +137,16 @@ class MdpAgent(Agent):
 
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
-                 call_m: int = CALL_M, kans: bool = True, tie: float = TIE, d3: int = D3,
-                 states2: int = STATES2, method2: bool = METHOD2, scenarios=None, **switches: bool) -> None:
+                 call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = "efficiency",
+                 tie_shanten: int = TIE_SHANTEN, d3: int = D3, states2: int = STATES2,
+                 method2: bool = METHOD2, scenarios=None, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
         it explores (the one on offer included); ``kans``: value the kans on offer (else
         never kan: the first player); ``tie``: discards within this much expected rank of
-        the best are told apart by tile efficiency (:data:`TIE`); ``d3``: ``d`` of a 3-shanten
+        the best are told apart (:data:`TIE`), at ``tie_shanten`` or more shanten, by
+        ``tie_by`` (:data:`TIE_BY`: tile efficiency or cnn-bot's discard net); ``d3``: ``d`` of a 3-shanten
         root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
         :data:`STATES2`); ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by
         Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
@@ -161,6 +167,15 @@ class MdpAgent(Agent):
         if not 0.0 <= float(tie) < 1.0:
             raise MahjongError(f"tie must be in [0, 1), got {tie}")
         self.tie = float(tie)
+        if tie_by not in TIE_BY or not 0 <= int(tie_shanten) <= 3:
+            raise MahjongError(f"tie_by must be one of {TIE_BY} and tie_shanten in 0..3, got {tie_by!r}, {tie_shanten}")
+        self.tie_by, self.tie_shanten = tie_by, int(tie_shanten)
+        self._net, self._history = None, None
+        if self.tie > 0.0 and tie_by == "cnn":  # loaded with the agent: a missing file fails here
+            from cnn.encoders import SeatHistory
+            from cnn.policy import CnnPolicy, load_nets
+
+            self._net, self._history = CnnPolicy(load_nets()), SeatHistory()
         if not 3 <= int(d3) <= 6 or int(states2) < 1:
             raise MahjongError(f"d3 must be in 3..6 and states2 >= 1, got {d3}, {states2}")
         self.d3, self.states2 = int(d3), int(states2)
@@ -173,7 +188,7 @@ class MdpAgent(Agent):
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, kans, tie, d3, states2, method2, "
+                               f"call_m, kans, tie, tie_by, tie_shanten, d3, states2, method2, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -196,10 +211,14 @@ class MdpAgent(Agent):
         self.fallback.start_game(seat)
         self._table = None
         self._riichi_discard = None
+        if self._history is not None:
+            self._history.reset()
 
     def observe(self, event: Event) -> None:
         self.state.update(event)
         self.fallback.observe(event)
+        if self._history is not None and event["type"] in ("tsumo", "chi", "pon") and event.get("actor") == self.seat:
+            self._history.record(self.state)  # the net reads the seat's past discard turns
         if event["type"] == "start_kyoku":
             self._riichi_discard = None
 
@@ -503,13 +522,25 @@ class MdpAgent(Agent):
                 best, best_v = a, score
         if best is None:
             raise MahjongError("no legal action could be valued")
-        if best["type"] != "dahai" or self.tie <= 0.0 or shanten < TIE_SHANTEN:
+        if best["type"] != "dahai" or self.tie <= 0.0 or shanten < self.tie_shanten:
             return best
         near = [a for a, v in values if a["type"] == "dahai" and v is not None and v >= best_v - self.tie]
         if len(near) < 2:
             return best
+        self.stats["tie_broken"] += 1
+        if self._net is not None:
+            return self._net_choice(near)
         keys = efficiency_keys(self.state, near, self.fallback.eff)
         return near[max(range(len(near)), key=keys.__getitem__)]
+
+    def _net_choice(self, near: list[Event]) -> Event:
+        """The discard of ``near`` that cnn-bot's discard net rates likeliest."""
+        from cnn.features import feature_planes
+
+        net = self._net
+        features = feature_planes(self.state, near, safety=net.safety) if net.features else None
+        probs = net.probs("discard", self._history.encode(self.state, discard_decision=True, features=features))
+        return max(near, key=lambda a: float(probs[_kind(a["pai"])]) + _tie_break(a))
 
     def _record(self, values, endings, sit: Situation, g, sh: int, choice: Event,
                 m2: method2.Method2Values | None = None) -> None:
