@@ -449,6 +449,7 @@ def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
         if len(near) > 1:
             far += 1
             assert mjai_to_kind(choice["pai"]) == mjai_to_kind(bot.act(near)["pai"])
+            assert agent.last_info["tie"] == f"{len(near)} discards within 0.01 of the best, ordered by cnn"
             differ += own["type"] != "dahai" or mjai_to_kind(choice["pai"]) != mjai_to_kind(own["pai"])
     assert far > 10 and agent.stats["tie_broken"] == far
     assert differ > 0  # the near set is a real restriction of cnn-bot's own choice

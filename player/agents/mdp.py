@@ -170,7 +170,7 @@ class MdpAgent(Agent):
         if tie_by not in TIE_BY or not 0 <= int(tie_shanten) <= 3:
             raise MahjongError(f"tie_by must be one of {TIE_BY} and tie_shanten in 0..3, got {tie_by!r}, {tie_shanten}")
         self.tie_by, self.tie_shanten = tie_by, int(tie_shanten)
-        self._net, self._history = None, None
+        self._net, self._history, self._tie_note = None, None, None
         if self.tie > 0.0 and tie_by == "cnn":  # loaded with the agent: a missing file fails here
             from cnn.encoders import SeatHistory
             from cnn.policy import CnnPolicy, load_nets
@@ -514,6 +514,7 @@ class MdpAgent(Agent):
         :data:`TIE_SHANTEN`, the discards within ``tie`` of it are told apart by tile
         efficiency: the reduced graphs of far hands leave out more than such differences."""
         best, best_v = None, NEG
+        self._tie_note = None
         for a, v in values:
             if v is None or v != v:
                 continue
@@ -528,6 +529,7 @@ class MdpAgent(Agent):
         if len(near) < 2:
             return best
         self.stats["tie_broken"] += 1
+        self._tie_note = f"{len(near)} discards within {self.tie:g} of the best, ordered by {self.tie_by}"
         if self._net is not None:
             return self._net_choice(near)
         keys = efficiency_keys(self.state, near, self.fallback.eff)
@@ -556,6 +558,8 @@ class MdpAgent(Agent):
                           "T_max": int(sit.t_max), "states": int(g.n_states),
                           "p_other": float(np.mean(p.p_other)),
                           "u_other": float(p.u_other), "u_tw": float(p.u_tw), "u_nw": float(p.u_nw)}
+        if self._tie_note is not None:
+            self.last_info["tie"] = self._tie_note
         if probs is not None:
             self.last_info["outcomes"] = {o: float(x) for o, x in zip(OUTCOMES, probs)}
 
