@@ -413,7 +413,8 @@ def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
 
 def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
     """With ``tie_by=cnn``, a far hand's discard is the one cnn-bot (its own agent, fed the
-    same events) takes when offered only the discards valued within ``tie`` of the best."""
+    same events) takes when offered only the discards valued within ``tie`` of the best; an
+    agent valuing the seat's decisions in order (``value``, as review does) picks the same."""
     from pathlib import Path
 
     from game.decisions import iter_decisions
@@ -426,6 +427,7 @@ def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
                                  / "mjlog").glob("mjlog2json__*.xml"))[0])
     seat, tie = 1, 0.01
     agent, bot = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn"), CnnBot()
+    valuer = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn")
     agent.start_game(seat)
     bot.start_game(seat)
     fed, far, differ = 0, 0, 0
@@ -437,9 +439,11 @@ def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
         if not any(a["type"] == "dahai" for a in d.legal):
             continue
         own = bot.act(d.legal)  # cnn-bot keeps its past turns as it would in a game
+        valued_alone = valuer.value(d.state, d.legal)
         if agent.method(d.state, d.legal) != "method2":
             continue
         choice = agent.act(d.legal)
+        assert valued_alone is not None and valuer.last_choice == choice
         if choice["type"] != "dahai":
             continue
         valued = [(a, v) for a, v in agent.last_values if a["type"] == "dahai" and v is not None]

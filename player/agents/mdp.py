@@ -170,12 +170,15 @@ class MdpAgent(Agent):
         if tie_by not in TIE_BY or not 0 <= int(tie_shanten) <= 3:
             raise MahjongError(f"tie_by must be one of {TIE_BY} and tie_shanten in 0..3, got {tie_by!r}, {tie_shanten}")
         self.tie_by, self.tie_shanten = tie_by, int(tie_shanten)
-        self._net, self._history, self._tie_note = None, None, None
+        self._net, self._tie_note = None, None
+        # the net's past turns (cnn.encoders.SeatHistory) by (valuing, seat): the decisions that
+        # ``value`` is asked about keep their own, apart from the game's
+        self._histories: dict | None = None
+        self._valuing = False
         if self.tie > 0.0 and tie_by == "cnn":  # loaded with the agent: a missing file fails here
-            from cnn.encoders import SeatHistory
             from cnn.policy import CnnPolicy, load_nets
 
-            self._net, self._history = CnnPolicy(load_nets()), SeatHistory()
+            self._net, self._histories = CnnPolicy(load_nets()), {}
         if not 3 <= int(d3) <= 6 or int(states2) < 1:
             raise MahjongError(f"d3 must be in 3..6 and states2 >= 1, got {d3}, {states2}")
         self.d3, self.states2 = int(d3), int(states2)
@@ -211,14 +214,14 @@ class MdpAgent(Agent):
         self.fallback.start_game(seat)
         self._table = None
         self._riichi_discard = None
-        if self._history is not None:
-            self._history.reset()
+        if self._histories is not None:
+            self._histories.clear()
 
     def observe(self, event: Event) -> None:
         self.state.update(event)
         self.fallback.observe(event)
-        if self._history is not None and event["type"] in ("tsumo", "chi", "pon") and event.get("actor") == self.seat:
-            self._history.record(self.state)  # the net reads the seat's past discard turns
+        if self._histories is not None and event["type"] in ("tsumo", "chi", "pon") and event.get("actor") == self.seat:
+            self._history(self.seat).record(self.state)  # the net reads the seat's past discard turns
         if event["type"] == "start_kyoku":
             self._riichi_discard = None
 
@@ -495,19 +498,25 @@ class MdpAgent(Agent):
         """Every legal action of a recorded decision with its value and the PSM's predicted
         endings (``OUTCOMES``), as :meth:`act` would compute them at ``state`` (a seat's
         table state, e.g. ``game.decisions.Decision.state``); None where the MDP does not
-        value the decision (:meth:`method` is not ``method1``). Leaves the agent's game
-        untouched."""
-        if self.method(state, legal) not in ("method1", "method2"):
-            return None
+        value the decision (:meth:`method` is not ``method1`` or ``method2``). Leaves the
+        agent's game untouched. With ``tie_by=cnn`` the net reads the seat's earlier own turns
+        among the decisions valued before (``player.review`` values a seat's in order); a
+        decision valued alone has none."""
+        own = any(a["type"] in ("dahai", "reach") for a in legal)
         saved = self.state, self._riichi_discard, self.seat, self.stats.copy()
-        self.state, self._riichi_discard, self.seat = state, None, int(state.seat)
+        self._valuing = True  # the net's past turns of valued decisions are kept apart from the game's
         try:
-            own = any(a["type"] in ("dahai", "reach") for a in legal)
+            if own and self._histories is not None:  # a seat's decisions valued in order (review) give the net their past
+                self._history(int(state.seat)).record(state)
+            if self.method(state, legal) not in ("method1", "method2"):
+                return None
+            self.state, self._riichi_discard, self.seat = state, None, int(state.seat)
             self.last_values, self.last_endings = [], []
             self._own_turn(legal) if own else self._respond(legal)
             return [(a, v, e) for (a, v), e in zip(self.last_values, self.last_endings)]
         finally:  # a valuation is not a decision of the agent's game: its counts stay
             self.state, self._riichi_discard, self.seat, self.stats = saved
+            self._valuing = False
 
     def _argmax(self, values: list[tuple[Event, float | None]], shanten: int = 0) -> Event:
         """The best-valued action. When it is a discard from a hand of ``shanten`` >=
@@ -535,13 +544,19 @@ class MdpAgent(Agent):
         keys = efficiency_keys(self.state, near, self.fallback.eff)
         return near[max(range(len(near)), key=keys.__getitem__)]
 
+    def _history(self, seat: int):
+        from cnn.encoders import SeatHistory
+
+        return self._histories.setdefault((self._valuing, seat), SeatHistory())
+
     def _net_choice(self, near: list[Event]) -> Event:
         """The discard of ``near`` that cnn-bot's discard net rates likeliest."""
         from cnn.features import feature_planes
 
         net = self._net
         features = feature_planes(self.state, near, safety=net.safety) if net.features else None
-        probs = net.probs("discard", self._history.encode(self.state, discard_decision=True, features=features))
+        planes = self._history(self.seat).encode(self.state, discard_decision=True, features=features)
+        probs = net.probs("discard", planes)
         return max(near, key=lambda a: float(probs[_kind(a["pai"])]) + _tie_break(a))
 
     def _record(self, values, endings, sit: Situation, g, sh: int, choice: Event,
