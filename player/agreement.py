@@ -2,6 +2,7 @@
 
     python -m player.agreement --records '../shared/data/phoenix/mjlog/*.xml' --agent mdp:hanchan=1
     python -m player.agreement --records 'runs/x/logs/*.gz' --agent efficiency --json
+    python -m player.agreement --heldout --agent mdp:hanchan=1   # the 14 phoenix games no cnn net saw
 
 Every seat of every record gets its own agent, fed the record's events as that seat saw them;
 at each of the seat's decisions the agent chooses among the engine's legal actions and its
@@ -21,10 +22,12 @@ import argparse
 import json
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 
 from game.cli import reports_errors
+from game.errors import MahjongError
 
 
 def same_choice(choice: dict, chosen: dict) -> bool:
@@ -120,9 +123,24 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m player.agreement", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     add_record_options(ap, agent_help="registered agent, NAME:KEY=VALUE options allowed (default mdp)",
-                       every_help="ask every k-th decision (default 1: all)")
+                       every_help="ask every k-th decision (default 1: all)", records_required=False)
+    ap.add_argument("--heldout", action="store_true",
+                    help="only the 14 phoenix games that no cnn-bot net trains on (cnn.splits; "
+                         "default records: the shared phoenix mjlog files)")
     args = ap.parse_args(argv)
+    if args.records is None:
+        if not args.heldout:
+            raise MahjongError("give --records GLOB, or --heldout for the held-out phoenix games")
+        from cnn.splits import PHOENIX_MJLOG
+
+        args.records = [str(PHOENIX_MJLOG / "*")]
     paths = record_paths(args)
+    if args.heldout:
+        from cnn.splits import split_heldout
+
+        paths = [str(p) for p in split_heldout([Path(p) for p in paths])[1]]
+        if not paths:
+            raise MahjongError(f"no held-out phoenix game among {' '.join(args.records)}")
     rows: list[tuple[str, int, bool]] = []
     for part in run_pool(file_agreement, [(p, args.agent, args.every) for p in paths], args.workers,
                          desc="agreement"):

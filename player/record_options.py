@@ -7,8 +7,10 @@ import argparse
 from game.errors import MahjongError
 
 
-def add_record_options(ap: argparse.ArgumentParser, *, agent_help: str, every_help: str) -> None:
-    ap.add_argument("--records", required=True, nargs="+", help="glob(s) or paths of records (any format)")
+def add_record_options(ap: argparse.ArgumentParser, *, agent_help: str, every_help: str,
+                       records_required: bool = True) -> None:
+    ap.add_argument("--records", required=records_required, nargs="+",
+                    help="glob(s) or paths of records (any format)")
     ap.add_argument("--agent", default="mdp", help=agent_help)
     ap.add_argument("--every", type=int, default=1, help=every_help)
     ap.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")

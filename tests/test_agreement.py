@@ -38,3 +38,17 @@ def test_real_games_and_bad_input(tmp_path, capsys):
     assert main(["--records", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "bad.mjson" in err[-1]
+
+
+def test_heldout_takes_only_the_phoenix_games_no_net_saw(capsys):
+    """``--heldout``: the 14 games of ``cnn.splits``, by default among the shared phoenix files;
+    a set of records with none of them, or no records and no ``--heldout``, is refused."""
+    from cnn.splits import HELDOUT_PHOENIX, is_heldout
+
+    assert main(["--heldout", "--agent", "efficiency", "--every", "40", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["records"] == len(HELDOUT_PHOENIX) == 14 and out["own_turn"]["n"] > 100
+    seen = [p for p in PHOENIX if not is_heldout(Path(p))][:2]
+    assert main(["--heldout", "--records", *seen, "--agent", "efficiency"]) == 2
+    assert main(["--agent", "efficiency"]) == 2
+    assert "held-out" in capsys.readouterr().err
