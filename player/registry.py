@@ -49,12 +49,12 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 
 
 def _mdp_models(opts: dict[str, Any]) -> list[Path]:
-    from player.agents.mdp import METHOD2
+    from player.agents.mdp import METHOD2, TIE, TIE_BY
     from regressors.estimators import DEFAULT_DIR, FILES
     from regressors.scenarios import DEFAULT_PATH
 
     files = [DEFAULT_DIR / fname for fname, _ in FILES.values()]
-    if opts.get("tie", 0) and opts.get("tie_by") == "cnn":
+    if float(opts.get("tie", TIE)) > 0 and opts.get("tie_by", TIE_BY) == "cnn":
         files += _cnn_bot_models({})
     return files + [DEFAULT_PATH] if opts.get("method2", METHOD2) else files
 

@@ -381,7 +381,7 @@ def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
     record = read_events(sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
                                  / "mjlog").glob("mjlog2json__*.xml"))[0])
     seat, tie = 2, 1e-3
-    agent, eff = MdpAgent(estimators=est, hanchan=True, tie=tie, method2=False), EfficiencyAgent()
+    agent, eff = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="efficiency", method2=False), EfficiencyAgent()
     agent.start_game(seat)
     eff.start_game(seat)
     fed, far, near_ones = 0, 0, 0

@@ -32,12 +32,14 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
   (``regressors/models/scenarios.json``, fitted on the endings of the player's own games:
   ``python -m player.scenario_data``, ``python -m regressors.scenarios``); a kan whose hand
   after it is at 2-3 shanten is valued the same way, as that hand's ``pass`` (Eq. 17).
-* **Ties at 2-3 shanten** (``tie``, off by default): the reduced graphs of far hands leave
-  many discards within a hair of each other (the top ones often equal to 1e-4); with ``tie`` > 0
-  those within ``tie`` of the best are told apart by tile efficiency (the efficiency agent's
-  order; it agrees more with expert players and plays worse, README "Strength") or, with
-  ``tie_by=cnn``, by cnn-bot's discard net (``cnn/models``: trained on this player's own
-  choices and the phoenix players'), from ``tie_shanten`` shanten up.
+* **Near-ties at 2-3 shanten** (``tie`` = :data:`TIE`, ``tie_by`` = :data:`TIE_BY`): the
+  reduced graphs of far hands leave many discards within a hair of each other (in about half
+  of the Method 2 decisions two or more lie within 0.003 expected rank of the best); those
+  within ``tie`` of the best are told apart by cnn-bot's discard net (``cnn/models``: taught
+  by this player's own choices and the phoenix players', so it carries what the small graphs
+  leave out) or, with ``tie_by=efficiency``, by tile efficiency (it agreed more with expert
+  players and played worse), from ``tie_shanten`` shanten up; ``tie=0`` is the plain argmax.
+  The values stay the MDP's: the net only orders what they cannot tell apart.
 
 Every decision is counted in ``stats`` by how it was made (:data:`METHODS`): ``method1``
 (PSM values), ``method2`` (Eq. 17), ``rule_based`` (4 or more shanten: the paper's rule-based range, Sec. VII),
@@ -82,14 +84,16 @@ CALL_M = 2
 #: State budget of a call decision's graph (its 2-shanten graphs with a call are about
 #: 5,000-15,000 states: the own-turn budget of 5,000 dropped the calls of most of them).
 CALL_STATES = 20_000
-#: Discards within this much expected rank of the best are ordered by tile efficiency
-#: (``tie`` option) at :data:`TIE_SHANTEN` or more shanten, where the graphs are cut by the
-#: state budget and ``d``. Off: 3e-4 raised the agreement with phoenix players (0.566 ->
-#: 0.590 on 8 development games) and lost 0.18 rank in games (README, "Strength").
-TIE = 0.0
+#: Discards within this much expected rank of the best (``tie`` option) are ordered by
+#: :data:`TIE_BY` at :data:`TIE_SHANTEN` or more shanten, where the graphs are cut by the
+#: state budget and ``d``. 0.003 with cnn-bot's discard net, chosen against 0.01 and off on
+#: 400 development games (seed 20261301); ordered by tile efficiency instead (3e-4), the
+#: player agreed more with the phoenix players and lost in games (README, "Strength").
+TIE = 0.003
 TIE_SHANTEN = 2
-#: What orders the near-ties: the efficiency agent's keys or cnn-bot's discard net.
-TIE_BY = ("efficiency", "cnn")
+#: What orders the near-ties (``tie_by``): cnn-bot's discard net or the efficiency agent's keys.
+TIE_ORDERS = ("cnn", "efficiency")
+TIE_BY = "cnn"
 #: Own-turn graphs of far hands: ``d`` of a 3-shanten root (``search.hand_graph``'s default
 #: 3, its shanten: only the shortest paths to a win) and the state budget of a 2-shanten root
 #: (the graph's default 5,000 cuts ``d = 3`` to 2 in about half of them); 3-shanten roots keep
@@ -137,7 +141,7 @@ class MdpAgent(Agent):
 
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
-                 call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = "efficiency",
+                 call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = TIE_BY,
                  tie_shanten: int = TIE_SHANTEN, d3: int = D3, states2: int = STATES2,
                  method2: bool = METHOD2, scenarios=None, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
@@ -146,7 +150,7 @@ class MdpAgent(Agent):
         it explores (the one on offer included); ``kans``: value the kans on offer (else
         never kan: the first player); ``tie``: discards within this much expected rank of
         the best are told apart (:data:`TIE`), at ``tie_shanten`` or more shanten, by
-        ``tie_by`` (:data:`TIE_BY`: tile efficiency or cnn-bot's discard net); ``d3``: ``d`` of a 3-shanten
+        ``tie_by`` (:data:`TIE_ORDERS`: cnn-bot's discard net or tile efficiency); ``d3``: ``d`` of a 3-shanten
         root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
         :data:`STATES2`); ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by
         Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
@@ -167,8 +171,8 @@ class MdpAgent(Agent):
         if not 0.0 <= float(tie) < 1.0:
             raise MahjongError(f"tie must be in [0, 1), got {tie}")
         self.tie = float(tie)
-        if tie_by not in TIE_BY or not 0 <= int(tie_shanten) <= 3:
-            raise MahjongError(f"tie_by must be one of {TIE_BY} and tie_shanten in 0..3, got {tie_by!r}, {tie_shanten}")
+        if tie_by not in TIE_ORDERS or not 0 <= int(tie_shanten) <= 3:
+            raise MahjongError(f"tie_by must be one of {TIE_ORDERS} and tie_shanten in 0..3, got {tie_by!r}, {tie_shanten}")
         self.tie_by, self.tie_shanten = tie_by, int(tie_shanten)
         self._net, self._tie_note = None, None
         # the net's past turns (cnn.encoders.SeatHistory) by (valuing, seat): the decisions that
