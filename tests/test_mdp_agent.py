@@ -368,28 +368,37 @@ def test_a_yakuhai_pon_at_three_shanten_is_valued_and_taken(est):
     assert agent.last_endings[0][win] > agent.last_endings[1][win]
 
 
-def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
-    """With ``tie``, a far hand's discard is the efficiency agent's choice among the discards
-    valued within ``tie`` of the best; hands of 0-1 shanten keep the plain argmax."""
+def replay_seat(seat: int, *agents):
+    """The decisions of ``seat`` in the first mjlog2json phoenix game (a hanchan), each agent
+    fed the seat's view of every event before each decision."""
     from pathlib import Path
 
     from game.decisions import iter_decisions
     from game.records import read_events
     from game.state import seat_view
-    from search.shanten import shanten
 
     record = read_events(sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
                                  / "mjlog").glob("mjlog2json__*.xml"))[0])
-    seat, tie = 2, 1e-3
-    agent, eff = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="efficiency", method2=False), EfficiencyAgent()
-    agent.start_game(seat)
-    eff.start_game(seat)
-    fed, far, near_ones = 0, 0, 0
+    for a in agents:
+        a.start_game(seat)
+    fed = 0
     for d in iter_decisions(record, seats=[seat]):
         for e in record[fed:d.index + 1]:
-            agent.observe(seat_view(e, seat))
-            eff.observe(seat_view(e, seat))
+            for a in agents:
+                a.observe(seat_view(e, seat))
         fed = d.index + 1
+        yield d
+
+
+def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
+    """With ``tie``, a far hand's discard is the efficiency agent's choice among the discards
+    valued within ``tie`` of the best; hands of 0-1 shanten keep the plain argmax."""
+    from search.shanten import shanten
+
+    seat, tie = 2, 1e-3
+    agent, eff = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="efficiency", method2=False), EfficiencyAgent()
+    far, near_ones = 0, 0
+    for d in replay_seat(seat, agent, eff):
         threats = any(d.state.riichi[p] or len(d.state.melds[p]) >= 3 for p in range(4) if p != seat)
         if (not any(a["type"] == "dahai" for a in d.legal) or agent.method(d.state, d.legal) != "method1"
                 or threats or find_reach(d.legal)):
@@ -415,27 +424,14 @@ def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
     """With ``tie_by=cnn``, a far hand's discard is the one cnn-bot (its own agent, fed the
     same events) takes when offered only the discards valued within ``tie`` of the best; an
     agent valuing the seat's decisions in order (``value``, as review does) picks the same."""
-    from pathlib import Path
-
-    from game.decisions import iter_decisions
-    from game.records import read_events
-    from game.state import seat_view
     from player.agents.cnn_bot import CnnBot
     from search.shanten import shanten
 
-    record = read_events(sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
-                                 / "mjlog").glob("mjlog2json__*.xml"))[0])
-    seat, tie = 1, 0.01
+    tie = 0.01
     agent, bot = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn"), CnnBot()
     valuer = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn")
-    agent.start_game(seat)
-    bot.start_game(seat)
-    fed, far, differ = 0, 0, 0
-    for d in iter_decisions(record, seats=[seat]):
-        for e in record[fed:d.index + 1]:
-            agent.observe(seat_view(e, seat))
-            bot.observe(seat_view(e, seat))
-        fed = d.index + 1
+    far, differ = 0, 0
+    for d in replay_seat(1, agent, bot):
         if not any(a["type"] == "dahai" for a in d.legal):
             continue
         own = bot.act(d.legal)  # cnn-bot keeps its past turns as it would in a game
