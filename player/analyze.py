@@ -55,12 +55,14 @@ def analyze(events: list[dict[str, Any]], seat: int, *, decision: int = -1, agen
     found = list(iter_decisions(events, seats=[int(seat)]))
     if not found:
         raise MahjongError(f"seat {seat} has no decision in these events")
-    try:
-        d = found[decision]
-    except IndexError:
-        raise MahjongError(f"seat {seat} has {len(found)} decisions, no decision {decision}") from None
-    res = value_decision(default_player(events, agent), d)
-    res["decision"] = int(decision if decision >= 0 else len(found) + decision)
+    k = int(decision) + (len(found) if decision < 0 else 0)
+    if not 0 <= k < len(found):
+        raise MahjongError(f"seat {seat} has {len(found)} decisions, no decision {decision}")
+    player = default_player(events, agent)
+    for earlier in found[:k]:  # the seat's past turns, which cnn-bot's net reads at near-ties
+        player.remember(earlier.state, earlier.legal)
+    res = value_decision(player, found[k])
+    res["decision"] = k
     return res
 
 

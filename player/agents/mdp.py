@@ -498,20 +498,33 @@ class MdpAgent(Agent):
         finally:
             self.state, self.seat, self.stats = saved
 
+    def remember(self, state: TableState, legal: list[Event]) -> None:
+        """Keep a seat's own turn (``state``, e.g. an earlier decision of a record) among the
+        past turns that cnn-bot's discard net reads when it orders the near-ties of
+        :meth:`value` (``tie_by=cnn``); nothing for other decisions or without the net.
+        :meth:`value` keeps each own turn it is asked about: a seat's decisions valued in
+        order (``player.review``) need nothing more, one valued alone needs its hand's
+        earlier own turns remembered first (``player.analyze`` does it)."""
+        if self._histories is None or not any(a["type"] in ("dahai", "reach") for a in legal):
+            return
+        saved, self._valuing = self._valuing, True
+        try:
+            self._history(int(state.seat)).record(state)
+        finally:
+            self._valuing = saved
+
     def value(self, state: TableState, legal: list[Event]) -> list[tuple[Event, float, np.ndarray]] | None:
         """Every legal action of a recorded decision with its value and the PSM's predicted
         endings (``OUTCOMES``), as :meth:`act` would compute them at ``state`` (a seat's
         table state, e.g. ``game.decisions.Decision.state``); None where the MDP does not
         value the decision (:meth:`method` is not ``method1`` or ``method2``). Leaves the
         agent's game untouched. With ``tie_by=cnn`` the net reads the seat's earlier own turns
-        among the decisions valued before (``player.review`` values a seat's in order); a
-        decision valued alone has none."""
+        of the hand among those valued or remembered before (:meth:`remember`)."""
         own = any(a["type"] in ("dahai", "reach") for a in legal)
+        self.remember(state, legal)
         saved = self.state, self._riichi_discard, self.seat, self.stats.copy()
         self._valuing = True  # the net's past turns of valued decisions are kept apart from the game's
         try:
-            if own and self._histories is not None:  # a seat's decisions valued in order (review) give the net their past
-                self._history(int(state.seat)).record(state)
             if self.method(state, legal) not in ("method1", "method2"):
                 return None
             self.state, self._riichi_discard, self.seat = state, None, int(state.seat)
