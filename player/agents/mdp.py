@@ -537,8 +537,9 @@ class MdpAgent(Agent):
 
     def _argmax(self, values: list[tuple[Event, float | None]], shanten: int = 0) -> Event:
         """The best-valued action. When it is a discard from a hand of ``shanten`` >=
-        :data:`TIE_SHANTEN`, the discards within ``tie`` of it are told apart by tile
-        efficiency: the reduced graphs of far hands leave out more than such differences."""
+        ``tie_shanten``, the discards within ``tie`` of it are told apart by ``tie_by`` (the
+        net or tile efficiency): the reduced graphs of far hands leave out more than such
+        differences."""
         best, best_v = None, NEG
         self._tie_note = None
         for a, v in values:
