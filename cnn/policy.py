@@ -43,10 +43,12 @@ def input_channels(net: GaoNet) -> list[int]:
                     features=cfg.features)
 
 
-def load_nets(models_dir: Path | str | None = None, device: str = "cpu") -> dict[str, GaoNet]:
-    """The four nets ``discard.pt pon.pt chi.pt riichi.pt`` of a folder (default: shipped)."""
+def load_nets(models_dir: Path | str | None = None, device: str = "cpu",
+              tasks: tuple[str, ...] = TASKS) -> dict[str, GaoNet]:
+    """The nets ``discard.pt pon.pt chi.pt riichi.pt`` of a folder (default: shipped), or those
+    of ``tasks`` only."""
     folder = Path(models_dir) if models_dir is not None else DEFAULT_MODELS
-    nets = {task: load_checkpoint(folder / f"{task}.pt", task=task, device=device) for task in TASKS}
+    nets = {task: load_checkpoint(folder / f"{task}.pt", task=task, device=device) for task in tasks}
     for net in nets.values():
         input_channels(net)
     return nets

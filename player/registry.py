@@ -55,7 +55,8 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
 
     files = [DEFAULT_DIR / fname for fname, _ in FILES.values()]
     if float(opts.get("tie", TIE)) > 0 and opts.get("tie_by", TIE_BY) == "cnn":
-        files += _cnn_bot_models({})
+        from cnn.policy import DEFAULT_MODELS
+        files.append(DEFAULT_MODELS / "discard.pt")  # the net that orders near-ties
     return files + [DEFAULT_PATH] if opts.get("method2", METHOD2) else files
 
 

@@ -182,7 +182,7 @@ class MdpAgent(Agent):
         if self.tie > 0.0 and tie_by == "cnn":  # loaded with the agent: a missing file fails here
             from cnn.policy import CnnPolicy, load_nets
 
-            self._net, self._histories = CnnPolicy(load_nets()), {}
+            self._net, self._histories = CnnPolicy(load_nets(tasks=("discard",))), {}
         if not 3 <= int(d3) <= 6 or int(states2) < 1:
             raise MahjongError(f"d3 must be in 3..6 and states2 >= 1, got {d3}, {states2}")
         self.d3, self.states2 = int(d3), int(states2)
