@@ -455,6 +455,37 @@ def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
     assert differ > 0  # the near set is a real restriction of cnn-bot's own choice
 
 
+def test_far_by_cnn_takes_cnn_bots_discard_out_of_the_mdps_range(est):
+    """With ``far_by=cnn``, a hand of 4 or more shanten discards the tile cnn-bot (its own
+    agent, fed the same events) takes among the legal discards, where the efficiency agent
+    would discard; its other moves stay the efficiency agent's, and the near-tie rule is off
+    with ``tie=0``."""
+    from player.agents.cnn_bot import CnnBot
+
+    agent, bot = MdpAgent(estimators=est, hanchan=True, tie=0, far_by="cnn"), CnnBot()
+    eff, plain = EfficiencyAgent(), MdpAgent(estimators=est, hanchan=True, tie=0)
+    far, differ = 0, 0
+    for d in replay_seat(0, agent, bot, eff, plain):
+        if not any(a["type"] == "dahai" for a in d.legal):
+            continue
+        bot.act(d.legal)  # cnn-bot keeps its past turns as it would in a game
+        rule = eff.act(d.legal)
+        if agent.method(d.state, d.legal) != "rule_based":
+            continue
+        choice, old = agent.act(d.legal), plain.act(d.legal)
+        assert old == rule  # the default: the efficiency agent's move
+        if rule["type"] != "dahai":
+            assert choice == rule
+            continue
+        far += 1
+        discards = [a for a in d.legal if a["type"] == "dahai"]
+        assert mjai_to_kind(choice["pai"]) == mjai_to_kind(bot.act(discards)["pai"])
+        assert agent.last_info["rule"] == "rule-based range (cnn-bot's discard net)"
+        differ += mjai_to_kind(choice["pai"]) != mjai_to_kind(rule["pai"])
+    assert far > 5 and agent.stats["rule_based"] == far and agent.stats["tie_broken"] == 0
+    assert differ > 0  # the net is not the efficiency agent
+
+
 def find_reach(legal: list[dict]) -> bool:
     return any(a["type"] == "reach" for a in legal)
 

@@ -94,6 +94,12 @@ TIE_SHANTEN = 2
 #: What orders the near-ties (``tie_by``): cnn-bot's discard net or the efficiency agent's keys.
 TIE_ORDERS = ("cnn", "efficiency")
 TIE_BY = "cnn"
+#: What plays the own-turn discards of hands at :data:`MAX_SHANTEN` or more (``far_by``), out
+#: of the MDP's range: the efficiency agent (its move, folds included) or cnn-bot's discard
+#: net among the discards the efficiency agent offers (its other moves, riichi, kans and
+#: nine terminals, stay the efficiency agent's).
+FAR_ORDERS = ("efficiency", "cnn")
+FAR_BY = "efficiency"
 #: Own-turn graphs of far hands: ``d`` of a 3-shanten root (``search.hand_graph``'s default
 #: 3, its shanten: only the shortest paths to a win) and the state budget of a 2-shanten root
 #: (the graph's default 5,000 cuts ``d = 3`` to 2 in about half of them); 3-shanten roots keep
@@ -142,7 +148,7 @@ class MdpAgent(Agent):
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
                  call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = TIE_BY,
-                 tie_shanten: int = TIE_SHANTEN, d3: int = D3, states2: int = STATES2,
+                 tie_shanten: int = TIE_SHANTEN, far_by: str = FAR_BY, d3: int = D3, states2: int = STATES2,
                  method2: bool = METHOD2, scenarios=None, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
@@ -150,7 +156,8 @@ class MdpAgent(Agent):
         it explores (the one on offer included); ``kans``: value the kans on offer (else
         never kan: the first player); ``tie``: discards within this much expected rank of
         the best are told apart (:data:`TIE`), at ``tie_shanten`` or more shanten, by
-        ``tie_by`` (:data:`TIE_ORDERS`: cnn-bot's discard net or tile efficiency); ``d3``: ``d`` of a 3-shanten
+        ``tie_by`` (:data:`TIE_ORDERS`: cnn-bot's discard net or tile efficiency); ``far_by``:
+        what discards at :data:`MAX_SHANTEN` or more (:data:`FAR_ORDERS`); ``d3``: ``d`` of a 3-shanten
         root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
         :data:`STATES2`); ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by
         Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
@@ -174,12 +181,15 @@ class MdpAgent(Agent):
         if tie_by not in TIE_ORDERS or not 0 <= int(tie_shanten) <= 3:
             raise MahjongError(f"tie_by must be one of {TIE_ORDERS} and tie_shanten in 0..3, got {tie_by!r}, {tie_shanten}")
         self.tie_by, self.tie_shanten = tie_by, int(tie_shanten)
+        if far_by not in FAR_ORDERS:
+            raise MahjongError(f"far_by must be one of {FAR_ORDERS}, got {far_by!r}")
+        self.far_by = far_by
         self._net, self._tie_note = None, None
         # the net's past turns (cnn.encoders.SeatHistory) by (valuing, seat): the decisions that
         # ``value`` is asked about keep their own, apart from the game's
         self._histories: dict | None = None
         self._valuing = False
-        if self.tie > 0.0 and tie_by == "cnn":  # loaded with the agent: a missing file fails here
+        if (self.tie > 0.0 and tie_by == "cnn") or far_by == "cnn":  # loaded with the agent: a missing file fails here
             from cnn.policy import CnnPolicy, load_nets
 
             self._net, self._histories = CnnPolicy(load_nets(tasks=("discard",))), {}
@@ -195,7 +205,7 @@ class MdpAgent(Agent):
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, kans, tie, tie_by, tie_shanten, d3, states2, method2, "
+                               f"call_m, kans, tie, tie_by, tie_shanten, far_by, d3, states2, method2, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -290,6 +300,15 @@ class MdpAgent(Agent):
                                   else "error: efficiency agent's move")
         return choice
 
+    def _far_discard(self, legal: list[Event]) -> Event:
+        """An own turn out of the MDP's range: the efficiency agent's move, or with
+        ``far_by=cnn``, when that move is a discard, the discard cnn-bot's net rates likeliest."""
+        choice = self._fallback(legal, "rule_based")
+        if self.far_by != "cnn" or choice["type"] != "dahai":
+            return choice
+        self.last_info["rule"] = "rule-based range (cnn-bot's discard net)"
+        return self._net_choice([a for a in legal if a["type"] == "dahai"])
+
     def _situation(self) -> Situation:
         sit = situation_of(self.state, self.est, table=self._table, hanchan=self.hanchan, model=self.model)
         self._table = sit.table
@@ -377,7 +396,7 @@ class MdpAgent(Agent):
         sh = shanten(hand)
         if sh >= MAX_SHANTEN:
             self.last_info = {"shanten": sh}
-            return self._fallback(legal, "rule_based")
+            return self._far_discard(legal)
         sit = self._situation()
         g, drawn, _ = self._decision_graph(sit, st, legal, sh)
         m2 = self._method2(g, sit, drawn) if self._uses_method2(sh) else None
@@ -557,7 +576,7 @@ class MdpAgent(Agent):
             return best
         self.stats["tie_broken"] += 1
         self._tie_note = f"{len(near)} discards within {self.tie:g} of the best, ordered by {self.tie_by}"
-        if self._net is not None:
+        if self.tie_by == "cnn":
             return self._net_choice(near)
         keys = efficiency_keys(self.state, near, self.fallback.eff)
         return near[max(range(len(near)), key=keys.__getitem__)]
