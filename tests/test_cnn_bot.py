@@ -161,6 +161,32 @@ def test_riichi_and_calls_follow_their_nets():
     assert pol.decide(st, SeatHistory(), [chi, none]) == none  # 0.45 alone does not pass
 
 
+def test_bot_thresholds_override_the_checkpoints(tmp_path):
+    """``cnn-bot:pon=...`` (any of pon / chi / riichi) replaces the threshold its checkpoint
+    holds, for that agent only; an unknown option or one out of (0, 1) is refused."""
+    from game.errors import MahjongError
+    from player.registry import make_agent
+
+    folder = tmp_path / "m"
+    folder.mkdir()
+    for task, bias in (("discard", [0.0] * 34), ("pon", [0.0, 1.0]), ("chi", [0.0, -9, -9, -9]), ("riichi", [0.0, 1.0])):
+        save_checkpoint(fixed_net(task, bias), folder / f"{task}.pt")  # P(act) = 0.73, threshold 0.5
+    st = table_state("1122z45m67p99s123s", last_discard=(3, parse_hand("3m")[0]))
+    pon = {"type": "pon", "actor": 0, "target": 3, "pai": "3m", "consumed": ["3m", "3m"]}
+    none = {"type": "none"}
+    choices = {}
+    for spec in ("cnn-bot", "cnn-bot:pon=0.8", "cnn-bot:pon=0.7"):
+        bot = make_agent(f"{spec},models_dir={folder}" if ":" in spec else f"{spec}:models_dir={folder}")
+        bot.start_game(0)
+        bot.state = st
+        choices[spec] = bot.act([pon, none])
+    assert choices == {"cnn-bot": pon, "cnn-bot:pon=0.8": none, "cnn-bot:pon=0.7": pon}
+    with pytest.raises(MahjongError, match="unknown cnn-bot option"):
+        make_agent(f"cnn-bot:riichi_threshold=0.5,models_dir={folder}")
+    with pytest.raises(MahjongError, match="riichi threshold"):
+        make_agent(f"cnn-bot:riichi=1.5,models_dir={folder}")
+
+
 def test_missing_or_mismatched_weights_name_the_file(tmp_path):
     folder = random_models(tmp_path / "m")
     (folder / "chi.pt").unlink()

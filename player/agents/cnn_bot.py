@@ -7,25 +7,44 @@ discard net masked to the legal tiles.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from cnn.encoders import SeatHistory
 from cnn.policy import CnnPolicy, load_nets
+from game.errors import MahjongError
 from game.state import TableState
 from player.agents.base import Agent, Event
 
 
+#: The nets that act above a threshold (the discard net takes its best legal tile).
+THRESHOLD_TASKS = ("pon", "chi", "riichi")
+
+
 class CnnBot(Agent):
-    """``CnnBot(models_dir=None, device="cpu")``; the default weights are in ``cnn/models``.
+    """``CnnBot(models_dir=None, device="cpu", **thresholds)``; the default weights are in
+    ``cnn/models``. ``thresholds``: the P(act) above which the ``pon``, ``chi`` or ``riichi``
+    net acts, in place of the one its checkpoint holds (chosen on held-out games), e.g.
+    ``cnn-bot:riichi=0.4`` for an ablation.
 
     A missing or mismatched weight file raises :class:`game.errors.ModelFileError` naming it.
     """
 
     name = "cnn-bot"
 
-    def __init__(self, models_dir: str | Path | None = None, device: str = "cpu", **_ignored):
-        super().__init__()
-        self.policy = CnnPolicy(load_nets(models_dir, device=device), device=device)
+    def __init__(self, models_dir: str | Path | None = None, device: str = "cpu", seed: int | None = None,
+                 **thresholds: float):
+        super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
+        unknown = set(thresholds) - set(THRESHOLD_TASKS)
+        if unknown:
+            raise MahjongError(f"unknown cnn-bot option(s) {sorted(unknown)}; known: models_dir, device, "
+                               f"{', '.join(THRESHOLD_TASKS)}")
+        nets = load_nets(models_dir, device=device)
+        for task, t in thresholds.items():
+            if not 0.0 < float(t) < 1.0:
+                raise MahjongError(f"cnn-bot's {task} threshold must be in (0, 1), got {t}")
+            nets[task].config = replace(nets[task].config, threshold=float(t))
+        self.policy = CnnPolicy(nets, device=device)
         self.state: TableState | None = None
         self.history = SeatHistory()
 
