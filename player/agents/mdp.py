@@ -96,8 +96,9 @@ TIE_ORDERS = ("cnn", "efficiency")
 TIE_BY = "cnn"
 #: What plays the own-turn discards of hands at :data:`MAX_SHANTEN` or more (``far_by``), out
 #: of the MDP's range: the efficiency agent (its move, folds included) or cnn-bot's discard
-#: net among the discards the efficiency agent offers (its other moves, riichi, kans and
-#: nine terminals, stay the efficiency agent's).
+#: net among the legal discards where the efficiency agent would discard (its other moves
+#: stay). The net lost on 400 development games (seed 20261401: 0.063 +- 0.025 rank worse)
+#: and agrees less with the phoenix players at 4+ shanten (0.441 against 0.490).
 FAR_ORDERS = ("efficiency", "cnn")
 FAR_BY = "efficiency"
 #: Own-turn graphs of far hands: ``d`` of a 3-shanten root (``search.hand_graph``'s default
