@@ -27,6 +27,8 @@ from game.errors import ModelFileError
 from game.tiles import mjai_to_kind
 
 TASKS = ("discard", "pon", "chi", "riichi")
+#: The nets that act above a threshold (the discard net takes its best legal tile).
+THRESHOLD_TASKS = ("pon", "chi", "riichi")
 DEFAULT_MODELS = Path(__file__).resolve().parent / "models"
 
 

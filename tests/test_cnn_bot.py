@@ -187,6 +187,32 @@ def test_bot_thresholds_override_the_checkpoints(tmp_path):
         make_agent(f"cnn-bot:riichi=1.5,models_dir={folder}")
 
 
+def test_thresholds_cli_writes_only_the_thresholds(tmp_path, capsys):
+    """``python -m cnn.thresholds --set``: the nets then act at the new thresholds, their
+    weights bit for bit the same; bad input exits 2 and leaves every file as it was."""
+    from cnn import thresholds
+
+    folder = random_models(tmp_path / "m")
+    before = {t: torch.load(folder / f"{t}.pt", weights_only=True) for t in TASKS}
+    assert thresholds.main(["--models", str(folder), "--set", "pon=0.6", "riichi=0.35", "--why", "dev games"]) == 0
+    nets = load_nets(folder)
+    assert (nets["pon"].config.threshold, nets["riichi"].config.threshold) == (0.6, 0.35)
+    assert nets["chi"].config.threshold == before["chi"]["config"]["threshold"]
+    for t in TASKS:
+        after = torch.load(folder / f"{t}.pt", weights_only=True)
+        assert all(torch.equal(after["state_dict"][k], v) for k, v in before[t]["state_dict"].items())
+    assert "riichi  0.3500  chosen by games (dev games)" in capsys.readouterr().out
+    written = {t: (folder / f"{t}.pt").read_bytes() for t in TASKS}
+    for bad in (["--set", "pon=1.5", "--why", "x"], ["--set", "kan=0.5", "--why", "x"],
+                ["--set", "pon=0.5"], ["--set", "pon=0.5", "pon=0.6", "--why", "x"]):
+        assert thresholds.main(["--models", str(folder), *bad]) == 2
+        assert "error:" in capsys.readouterr().err
+    (folder / "chi.pt").unlink()
+    assert thresholds.main(["--models", str(folder), "--set", "pon=0.5", "--why", "x"]) == 2
+    assert "chi.pt" in capsys.readouterr().err
+    assert all((folder / f"{t}.pt").read_bytes() == written[t] for t in TASKS if t != "chi")
+
+
 def test_missing_or_mismatched_weights_name_the_file(tmp_path):
     folder = random_models(tmp_path / "m")
     (folder / "chi.pt").unlink()

@@ -11,14 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from cnn.encoders import SeatHistory
-from cnn.policy import CnnPolicy, load_nets
+from cnn.policy import THRESHOLD_TASKS, CnnPolicy, load_nets
 from game.errors import MahjongError
 from game.state import TableState
 from player.agents.base import Agent, Event
-
-
-#: The nets that act above a threshold (the discard net takes its best legal tile).
-THRESHOLD_TASKS = ("pon", "chi", "riichi")
 
 
 class CnnBot(Agent):
