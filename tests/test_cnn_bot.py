@@ -227,10 +227,17 @@ def test_shipped_default_weights_load():
     nets = load_nets()
     assert set(nets) == set(TASKS)
     # the shipped nets read feature set 2 (m86 + 10 + 9 / m86 + offer + 25 + 9 planes) and
-    # carry the act thresholds chosen on held-out games
+    # each act threshold says how it was chosen: chi's on held-out games at the teacher's
+    # rate, pon's and riichi's by strength in games (cnn.thresholds, cnn/README.md)
     assert nets["discard"].config.in_planes == 105 and nets["pon"].config.in_planes == 121
     assert all(net.config.features == 2 for net in nets.values())
-    assert all(0.5 < nets[t].config.threshold < 1.0 for t in ("pon", "chi", "riichi"))
+    from cnn.policy import DEFAULT_MODELS
+
+    meta = {t: torch.load(DEFAULT_MODELS / f"{t}.pt", weights_only=True)["meta"] for t in ("pon", "chi", "riichi")}
+    assert {t: m["threshold_rule"] for t, m in meta.items()} == {"pon": "games", "chi": "rate", "riichi": "games"}
+    assert all("cnn/README.md" in meta[t]["threshold_why"] for t in ("pon", "riichi"))
+    assert (nets["pon"].config.threshold, nets["riichi"].config.threshold) == (0.6, 0.35)
+    assert 0.5 < nets["chi"].config.threshold < 1.0
 
 
 # --- real games ---------------------------------------------------------------------------
