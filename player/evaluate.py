@@ -41,7 +41,7 @@ from pathlib import Path
 from game.errors import MahjongError, RecordError
 from player import stats
 from player.rundir import RUN, check_run, check_seed, model_versions, write_json
-from player.selfplay import (EVALUATE_WALLS, add_backend_options, check_agent_name,
+from player.selfplay import (EVALUATE_WALLS, add_backend_options, check_agent_name, first_game_played,
                              check_run_options, clear_stale_temps, decision_counts, derive_seed,
                              log_name, play, run_pool, write_log)
 
@@ -279,6 +279,7 @@ def evaluate(player: str, vs: str, games: int, out_dir: Path, *, seed: int = 0,
     initial = n - len(tasks)
     played = run_pool(_eval_task, tasks, workers, desc=f"{player} vs {vs}", total=n,
                       initial=initial, backend=backend, ray_address=ray_address)
+    played = first_game_played(played)
     # Every check passed (a Ray cluster too): from here on the directory is written.
     out_dir.mkdir(parents=True, exist_ok=True)
     write_json(out_dir / RUN, run)

@@ -15,6 +15,7 @@ atomic log writing and the worker pool.
 from __future__ import annotations
 
 import argparse
+import itertools
 import multiprocessing as mp
 import os
 import sys
@@ -130,6 +131,14 @@ def run_pool(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int | No
     return _progress(results, desc, len(tasks) + initial if total is None else total, initial, unit)
 
 
+def first_game_played(results: Iterator[Any]) -> Iterator[Any]:
+    """``results`` (of :func:`run_pool`) once the first has come: the first game builds the
+    agents, so an unknown agent option or an unreadable model file raises here, before the
+    caller writes its run directory."""
+    first = next(results, None)
+    return results if first is None else itertools.chain([first], results)
+
+
 def _local_imap(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int) -> Iterator[Any]:
     if workers <= 1 or len(tasks) <= 1:
         _init_worker()
@@ -241,8 +250,8 @@ def selfplay(agent: str, games: int, out_dir: Path, *, seed: int = 0, workers: i
     tasks = [(i, derive_seed(seed, i), agent, hanchan, str(p))
              for i, p in enumerate(paths) if not p.exists()]
     done = games - len(tasks)
-    logs = run_pool(_selfplay_task, tasks, workers, desc=f"selfplay {agent}", total=games,
-                    initial=done, backend=backend, ray_address=ray_address)
+    logs = first_game_played(run_pool(_selfplay_task, tasks, workers, desc=f"selfplay {agent}", total=games,
+                                      initial=done, backend=backend, ray_address=ray_address))
     # Every check passed (a Ray cluster too): from here on the directory is written.
     out_dir.mkdir(parents=True, exist_ok=True)
     write_json(out_dir / RUN, run)

@@ -290,6 +290,20 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
     assert len(err) == 1 and f"{results}:line 2" in err[0]
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_bad_agent_option_exits_2_before_the_run_directory_is_written(tmp_path, capsys, workers):
+    # An option the agent does not know fails when the first game builds it: nothing written.
+    from player import selfplay
+
+    out = tmp_path / "run"
+    assert _run(out, "--player", "cnn-bot:riichi_threshold=0.4", "--vs", "random", "--games", "4",
+                "--workers", workers) == 2
+    assert "unknown cnn-bot option" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert selfplay.main(["--agent", "mdp:nosuch=1", "--games", "2", "--out", str(out), "--workers", workers]) == 2
+    assert "unknown mdp option" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not out.exists()
+
+
 def test_identical_deterministic_agents_tie_exactly(tmp_path):
     # Duplicate seating: with the same walls and a deterministic agent in every seat, the four
     # games of a wall seed are one game seen from each seat, so the player takes each place
