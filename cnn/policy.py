@@ -23,13 +23,23 @@ from cnn.encoders import MODEL_PLANES, SeatHistory, channels, offered_kind
 from cnn.features import SAFETY, feature_planes, task_features
 from cnn.nets import GaoNet, load_checkpoint
 from cnn.rules import chi_class, kan_choice, red_count
-from game.errors import ModelFileError
+from game.errors import MahjongError, ModelFileError
 from game.tiles import mjai_to_kind
 
 TASKS = ("discard", "pon", "chi", "riichi")
 #: The nets that act above a threshold (the discard net takes its best legal tile).
 THRESHOLD_TASKS = ("pon", "chi", "riichi")
 DEFAULT_MODELS = Path(__file__).resolve().parent / "models"
+
+
+def check_threshold(task: str, value: float) -> float:
+    """``value`` as the act threshold of the ``task`` net: :class:`MahjongError` unless
+    ``task`` is one of :data:`THRESHOLD_TASKS` and ``0 < value < 1``."""
+    if task not in THRESHOLD_TASKS:
+        raise MahjongError(f"{task!r} has no act threshold; the nets that have one: {', '.join(THRESHOLD_TASKS)}")
+    if not 0.0 < float(value) < 1.0:
+        raise MahjongError(f"the {task} threshold must be in (0, 1), got {value}")
+    return float(value)
 
 
 def input_channels(net: GaoNet) -> list[int]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from cnn.nets import load_checkpoint
-from cnn.policy import DEFAULT_MODELS, THRESHOLD_TASKS
+from cnn.policy import DEFAULT_MODELS, THRESHOLD_TASKS, check_threshold
 from game.errors import MahjongError
 
 
@@ -27,15 +27,13 @@ def parse_assignments(items: list[str]) -> dict[str, float]:
     out: dict[str, float] = {}
     for item in items:
         task, eq, raw = item.partition("=")
-        if not eq or task not in THRESHOLD_TASKS or task in out:
+        if not eq or task in out:
             raise MahjongError(f"{item!r}: expected TASK=VALUE once per task, TASK one of {THRESHOLD_TASKS}")
         try:
             value = float(raw)
         except ValueError:
             raise MahjongError(f"{item!r}: {raw!r} is not a number") from None
-        if not 0.0 < value < 1.0:
-            raise MahjongError(f"{item!r}: a threshold lies in (0, 1)")
-        out[task] = value
+        out[task] = check_threshold(task, value)
     return out
 
 

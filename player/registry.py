@@ -49,12 +49,12 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 
 
 def _mdp_models(opts: dict[str, Any]) -> list[Path]:
-    from player.agents.mdp import FAR_BY, METHOD2, TIE, TIE_BY
+    from player.agents.mdp import FAR_BY, METHOD2, TIE, TIE_BY, uses_discard_net
     from regressors.estimators import DEFAULT_DIR, FILES
     from regressors.scenarios import DEFAULT_PATH
 
     files = [DEFAULT_DIR / fname for fname, _ in FILES.values()]
-    if (float(opts.get("tie", TIE)) > 0 and opts.get("tie_by", TIE_BY) == "cnn") or opts.get("far_by", FAR_BY) == "cnn":
+    if uses_discard_net(opts.get("tie", TIE), opts.get("tie_by", TIE_BY), opts.get("far_by", FAR_BY)):
         from cnn.policy import DEFAULT_MODELS
         files.append(DEFAULT_MODELS / "discard.pt")  # the net that orders near-ties or far discards
     return files + [DEFAULT_PATH] if opts.get("method2", METHOD2) else files

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from cnn.encoders import SeatHistory
-from cnn.policy import THRESHOLD_TASKS, CnnPolicy, load_nets
+from cnn.policy import THRESHOLD_TASKS, CnnPolicy, check_threshold, load_nets
 from game.errors import MahjongError
 from game.state import TableState
 from player.agents.base import Agent, Event
@@ -37,9 +37,7 @@ class CnnBot(Agent):
                                f"{', '.join(THRESHOLD_TASKS)}")
         nets = load_nets(models_dir, device=device)
         for task, t in thresholds.items():
-            if not 0.0 < float(t) < 1.0:
-                raise MahjongError(f"cnn-bot's {task} threshold must be in (0, 1), got {t}")
-            nets[task].config = replace(nets[task].config, threshold=float(t))
+            nets[task].config = replace(nets[task].config, threshold=check_threshold(task, t))
         self.policy = CnnPolicy(nets, device=device)
         self.state: TableState | None = None
         self.history = SeatHistory()

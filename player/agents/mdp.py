@@ -122,6 +122,12 @@ METHOD2_SHANTEN = (2, 3)
 METHOD2 = True
 
 
+def uses_discard_net(tie: float, tie_by: str, far_by: str) -> bool:
+    """Whether an MDP player with these options reads cnn-bot's discard net: to order its
+    near-ties (``tie > 0``, ``tie_by=cnn``) or to discard out of its range (``far_by=cnn``)."""
+    return (float(tie) > 0.0 and tie_by == "cnn") or far_by == "cnn"
+
+
 def _kind(name: str) -> int:
     return mjai_to_kind(name)
 
@@ -190,7 +196,7 @@ class MdpAgent(Agent):
         # ``value`` is asked about keep their own, apart from the game's
         self._histories: dict | None = None
         self._valuing = False
-        if (self.tie > 0.0 and tie_by == "cnn") or far_by == "cnn":  # loaded with the agent: a missing file fails here
+        if uses_discard_net(self.tie, tie_by, far_by):  # loaded with the agent: a missing file fails here
             from cnn.policy import CnnPolicy, load_nets
 
             self._net, self._histories = CnnPolicy(load_nets(tasks=("discard",))), {}
