@@ -53,7 +53,8 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
     from regressors.estimators import DEFAULT_DIR, FILES
     from regressors.scenarios import DEFAULT_PATH
 
-    files = [DEFAULT_DIR / fname for fname, _ in FILES.values()]
+    folder = Path(str(opts["est_dir"])) if "est_dir" in opts else DEFAULT_DIR
+    files = [folder / fname for fname, _ in FILES.values()]
     if uses_discard_net(opts.get("tie", TIE), opts.get("tie_by", TIE_BY), opts.get("far_by", FAR_BY)):
         from cnn.policy import DEFAULT_MODELS
         files.append(DEFAULT_MODELS / "discard.pt")  # the net that orders near-ties or far discards

@@ -170,6 +170,38 @@ def test_model_files_are_the_files_an_agent_opens(agent):
     assert set(model_versions([agent])[agent]) == {str(Path(p).relative_to(root)) for p in models}
 
 
+def test_mdp_reads_its_estimators_from_est_dir(tmp_path, capsys):
+    from regressors.estimators import DEFAULT_DIR, FILES
+
+    est = tmp_path / "est"
+    shutil.copytree(DEFAULT_DIR, est)
+    hazard = json.loads((est / "hazard.json").read_text())
+    hazard["other"]["intercept"] = [hazard["other"]["intercept"][0] + 1.0]
+    (est / "hazard.json").write_text(json.dumps(hazard))
+    spec = f"mdp:tie=0,est_dir={est}"
+    global _OPENED
+    sys.addaudithook(_audit)
+    _OPENED = []
+    try:
+        agent = registry.make_agent(spec)
+    finally:
+        opened, _OPENED = _OPENED, None
+    # every estimator comes from est_dir, none from the shipped folder, and the run records them
+    wanted = {str((est / fname).resolve()) for fname, _ in FILES.values()}
+    assert wanted <= set(opened)
+    shipped = {str((DEFAULT_DIR / fname).resolve()) for fname, _ in FILES.values()}
+    assert not shipped & set(opened)  # (Method 2's scenario model is not an estimator: it stays)
+    assert {str(p.resolve()) for p in registry.model_files(spec)} >= wanted
+    assert agent.est.hazard.other.intercept[0] == pytest.approx(hazard["other"]["intercept"][0])
+    assert registry.make_agent("mdp:tie=0").est.hazard.other.intercept[0] != agent.est.hazard.other.intercept[0]
+    # a folder without the files is bad input: exit 2, nothing written
+    out = tmp_path / "run"
+    assert evaluate.main(["--player", f"mdp:est_dir={tmp_path / 'none'}", "--vs", "random", "--games", "4",
+                          "--workers", "1", "--out", str(out)]) == 2
+    assert str(tmp_path / "none") in capsys.readouterr().err
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("seed", ["-1", "4294967296"])
 def test_seed_out_of_range_exits_2_and_writes_nothing(tmp_path, capsys, seed):
     out = tmp_path / "run"
