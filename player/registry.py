@@ -58,7 +58,8 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
     if uses_discard_net(opts.get("tie", TIE), opts.get("tie_by", TIE_BY), opts.get("far_by", FAR_BY)):
         from cnn.policy import DEFAULT_MODELS
         files.append(DEFAULT_MODELS / "discard.pt")  # the net that orders near-ties or far discards
-    return files + [DEFAULT_PATH] if opts.get("method2", METHOD2) else files
+    scenarios = Path(str(opts["scenarios_file"])) if "scenarios_file" in opts else DEFAULT_PATH
+    return files + [scenarios] if opts.get("method2", METHOD2) else files
 
 
 def _cnn_bot_models(opts: dict[str, Any]) -> list[Path]:

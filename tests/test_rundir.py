@@ -170,7 +170,7 @@ def test_model_files_are_the_files_an_agent_opens(agent):
     assert set(model_versions([agent])[agent]) == {str(Path(p).relative_to(root)) for p in models}
 
 
-def test_mdp_reads_its_estimators_from_est_dir(tmp_path, capsys):
+def test_mdp_reads_its_estimators_and_scenarios_from_the_files_named(tmp_path, capsys):
     from regressors.estimators import DEFAULT_DIR, FILES
 
     est = tmp_path / "est"
@@ -178,7 +178,9 @@ def test_mdp_reads_its_estimators_from_est_dir(tmp_path, capsys):
     hazard = json.loads((est / "hazard.json").read_text())
     hazard["other"]["intercept"] = [hazard["other"]["intercept"][0] + 1.0]
     (est / "hazard.json").write_text(json.dumps(hazard))
-    spec = f"mdp:tie=0,est_dir={est}"
+    from regressors.scenarios import DEFAULT_PATH
+    scen = shutil.copy(DEFAULT_PATH, tmp_path / "scenarios.json")
+    spec = f"mdp:tie=0,est_dir={est},scenarios_file={scen}"
     global _OPENED
     sys.addaudithook(_audit)
     _OPENED = []
@@ -187,10 +189,10 @@ def test_mdp_reads_its_estimators_from_est_dir(tmp_path, capsys):
     finally:
         opened, _OPENED = _OPENED, None
     # every estimator comes from est_dir, none from the shipped folder, and the run records them
-    wanted = {str((est / fname).resolve()) for fname, _ in FILES.values()}
+    wanted = {str((est / fname).resolve()) for fname, _ in FILES.values()} | {str(Path(scen).resolve())}
     assert wanted <= set(opened)
-    shipped = {str((DEFAULT_DIR / fname).resolve()) for fname, _ in FILES.values()}
-    assert not shipped & set(opened)  # (Method 2's scenario model is not an estimator: it stays)
+    shipped = {str((DEFAULT_DIR / fname).resolve()) for fname, _ in FILES.values()} | {str(DEFAULT_PATH.resolve())}
+    assert not shipped & set(opened)
     assert {str(p.resolve()) for p in registry.model_files(spec)} >= wanted
     assert agent.est.hazard.other.intercept[0] == pytest.approx(hazard["other"]["intercept"][0])
     assert registry.make_agent("mdp:tie=0").est.hazard.other.intercept[0] != agent.est.hazard.other.intercept[0]

@@ -156,7 +156,8 @@ class MdpAgent(Agent):
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
                  call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = TIE_BY,
                  tie_shanten: int = TIE_SHANTEN, far_by: str = FAR_BY, d3: int = D3, states2: int = STATES2,
-                 method2: bool = METHOD2, scenarios=None, est_dir: str | None = None, **switches: bool) -> None:
+                 method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
+                 scenarios_file: str | None = None, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
@@ -168,7 +169,7 @@ class MdpAgent(Agent):
         root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
         :data:`STATES2`); ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by
         Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
-        the shipped one, loaded with the agent); ``est_dir``: the folder of the estimators'
+        the shipped one or ``scenarios_file``, loaded with the agent); ``est_dir``: the folder of the estimators'
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
         the shipped ``regressors/models``)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
@@ -209,12 +210,13 @@ class MdpAgent(Agent):
         if self.method2 and scenarios is None:  # built with the agent: a missing file fails here
             from regressors.scenarios import DEFAULT_PATH, ScenarioModel
 
-            scenarios = ScenarioModel.load(DEFAULT_PATH)
+            scenarios = ScenarioModel.load(DEFAULT_PATH if scenarios_file is None else scenarios_file)
         self._scenarios = scenarios
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, far_by, d3, states2, method2, est_dir, "
+                               f"scenarios_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
