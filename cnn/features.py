@@ -20,10 +20,10 @@ ch    content (appended to the 87 planes of :mod:`cnn.encoders`)
 114-116 opponent r (shimocha, toimen, kamicha): the kinds it cannot ron now (ROWMARK;
       :func:`regressors.features.safe_kinds`: its river, and the kinds passed since its last
       discard or, in riichi, since its declaration -- the river planes carry no order)
-117-119 opponent r: P(tenpai) of the shipped estimator (:mod:`regressors.tenpai`), a CONST
+117-119 opponent r: P(tenpai) of the tenpai estimator in ``FEATURE_MODELS`` (:mod:`regressors.tenpai`), a CONST
       thermometer over the copy axis: >= 0.1, 0.25, 0.5, 0.75
 120-122 opponent r: its danger by kind, P(tenpai) x P(kind is a wait | tenpai) of the
-      shipped wait histogram (Eq. 20, closed-hand categories for every seat: the open-hand
+      wait histogram in ``FEATURE_MODELS`` (Eq. 20, closed-hand categories for every seat: the open-hand
       enumeration costs 1-2 ms), a thermometer: >= 0.5, 2, 5, 10 %
 ====  =====================================================================================
 
@@ -36,6 +36,7 @@ the teacher did on 13.0 %).
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -72,10 +73,25 @@ def task_features(task: str, feature_set: int) -> list[int]:
     return FEATURE_SETS[int(feature_set)][task]
 
 
+#: The tenpai model and wait histogram that planes 117-122 read: the MDP player's estimators
+#: of 0893211 (efficiency self-play), with which the shipped nets were trained; kept here so
+#: that the MDP player's retrained estimators (``regressors/models``) leave cnn-bot's inputs as
+#: its nets learned them.
+FEATURE_MODELS = Path(__file__).resolve().parent / "models" / "features"
+FEATURE_FILES = ("tenpai.json", "wait_histogram.json")
+
+
 @cache
 def _estimators():
-    """The shipped tenpai model and wait histogram (loaded once)."""
-    return load_default("tenpai"), load_default("wait_histogram")
+    """The safety planes' tenpai model and wait histogram (loaded once)."""
+    return load_default("tenpai", FEATURE_MODELS), load_default("wait_histogram", FEATURE_MODELS)
+
+
+def load_feature_models() -> None:
+    """Read the safety planes' model files now, where the nets are loaded (a missing or damaged
+    file fails there, not at the first decision)."""
+    _estimators.cache_clear()
+    _estimators()
 
 
 def _safety(state, out: np.ndarray) -> None:

@@ -20,7 +20,7 @@ import torch
 
 from cnn.bot_data import pack
 from cnn.encoders import MODEL_PLANES, SeatHistory, channels, offered_kind
-from cnn.features import SAFETY, feature_planes, task_features
+from cnn.features import SAFETY, feature_planes, load_feature_models, task_features
 from cnn.nets import GaoNet, load_checkpoint
 from cnn.rules import chi_class, kan_choice, red_count
 from game.errors import MahjongError, ModelFileError
@@ -63,6 +63,8 @@ def load_nets(models_dir: Path | str | None = None, device: str = "cpu",
     nets = {task: load_checkpoint(folder / f"{task}.pt", task=task, device=device) for task in tasks}
     for net in nets.values():
         input_channels(net)
+    if any(set(task_features(task, net.config.features)) & set(SAFETY) for task, net in nets.items()):
+        load_feature_models()
     return nets
 
 

@@ -57,15 +57,18 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
     files = [folder / fname for fname, _ in FILES.values()]
     if uses_discard_net(opts.get("tie", TIE), opts.get("tie_by", TIE_BY), opts.get("far_by", FAR_BY)):
         from cnn.policy import DEFAULT_MODELS
-        files.append(DEFAULT_MODELS / "discard.pt")  # the net that orders near-ties or far discards
+        from cnn.features import FEATURE_FILES, FEATURE_MODELS
+        # the net that orders near-ties or far discards, and the models of its safety planes
+        files += [DEFAULT_MODELS / "discard.pt", *(FEATURE_MODELS / f for f in FEATURE_FILES)]
     scenarios = Path(str(opts["scenarios_file"])) if "scenarios_file" in opts else DEFAULT_PATH
     return files + [scenarios] if opts.get("method2", METHOD2) else files
 
 
 def _cnn_bot_models(opts: dict[str, Any]) -> list[Path]:
+    from cnn.features import FEATURE_FILES, FEATURE_MODELS
     from cnn.policy import DEFAULT_MODELS, TASKS
     folder = Path(str(opts["models_dir"])) if "models_dir" in opts else DEFAULT_MODELS
-    return [folder / f"{task}.pt" for task in TASKS]
+    return [folder / f"{task}.pt" for task in TASKS] + [FEATURE_MODELS / f for f in FEATURE_FILES]
 
 
 # name -> the model files an agent of that name loads (given its options). A run that is

@@ -522,7 +522,10 @@ def test_projected_deal_in_grows_as_eq20_says_of_the_projected_tenpai(est):
     yet a discard nine turns on deals in as Eq. 20 says with each opponent's tenpai chance
     then, counted for the share of tenpai hands not in riichi: ``share * sum_j P^j_T[n]
     P(t is j's wait)`` (recomputed here from the estimators). The player's default keeps
-    today's summed chance at least ``GROWTH_FLOOR``, and with it those deal-ins near zero."""
+    today's summed chance at least ``GROWTH_FLOOR``: with the estimators of efficiency
+    self-play (before session 11) that left those deal-ins near zero (under a tenth of Eq.
+    20's); the estimators retrained on tables with dama hands put today's chance at about 1e-4
+    and the default's growth within a factor 2 of Eq. 20 at this turn."""
     from abstractions.situation import TableModel, hazard_turns
 
     ev = events_for("123m 58p 469s 19s CC E", [], last_draw="W")
@@ -541,4 +544,4 @@ def test_projected_deal_in_grows_as_eq20_says_of_the_projected_tenpai(est):
     assert 0.2 < hz.dama_share < 0.7
     assert expect.mean() > 0.01
     np.testing.assert_allclose(got, expect, rtol=0.25)
-    assert (plain.params.p_lose[held] * plain.params.lose_growth[n]).mean() < 0.1 * expect.mean()
+    assert 0.5 < (plain.params.p_lose[held] * plain.params.lose_growth[n]).mean() / expect.mean() < 2.0
