@@ -172,13 +172,13 @@ def test_model_files_are_the_files_an_agent_opens(agent):
 
 def test_mdp_reads_its_estimators_and_scenarios_from_the_files_named(tmp_path, capsys):
     from regressors.estimators import DEFAULT_DIR, FILES
+    from regressors.scenarios import DEFAULT_PATH
 
     est = tmp_path / "est"
     shutil.copytree(DEFAULT_DIR, est)
     hazard = json.loads((est / "hazard.json").read_text())
     hazard["other"]["intercept"] = [hazard["other"]["intercept"][0] + 1.0]
     (est / "hazard.json").write_text(json.dumps(hazard))
-    from regressors.scenarios import DEFAULT_PATH
     scen = shutil.copy(DEFAULT_PATH, tmp_path / "scenarios.json")
     spec = f"mdp:tie=0,est_dir={est},scenarios_file={scen}"
     global _OPENED
