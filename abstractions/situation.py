@@ -18,8 +18,9 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
   its projected chance *at the exhaustive draw* (Eq. 19: "the probabilities when a hand
   ends");
 * ``P_L(t)`` at later turns: the deal-in chances grow with the opponents' projected tenpai
-  (``lose_growth[n]`` = their summed tenpai chance ``n`` turns ahead over the sum now; with
-  ``projected_deal_in``, Eq. 20 with each opponent's tenpai chance then);
+  (``lose_growth[n]``: Eq. 20 with each opponent's tenpai chance ``n`` turns ahead, counted
+  for the tenpai hands that give no sign, not in riichi; without ``projected_deal_in`` their
+  summed tenpai chance then over the sum now);
 * ``T``: the horizon ``T_max = 1 + W // 4`` (spec 5.1): the wall's end, where the washout
   is paid; another's win after our last discard is ``P_O[T]``;
 * furiten: a hand with any wait among our discards cannot ron at all (Tenhou's rule);
@@ -413,10 +414,13 @@ class TableModel:
     often as the unseen counts say). ``projected_deal_in`` (with ``rising_deal_in``): the growth
     from Eq. 20 with each opponent's projected tenpai, for the tenpai hands not in riichi
     (:func:`_projected_lose_growth`; else the summed tenpai ratio with today's sum at least
-    :data:`GROWTH_FLOOR`). Every switch is on in the player but ``projected_deal_in`` (it made
-    the early deal-ins true and the play no stronger, README "Strength"). ``ron_share`` is on
-    since the calibration of the Method 2 player's own games: without it PSM was too sure of
-    winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with it 0.22 / 0.22).
+    :data:`GROWTH_FLOOR`, every later tenpai hand counted, the ones that will declare riichi
+    too, though the player answers a riichi when it comes). Every switch is on in the player.
+    ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
+    PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
+    it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
+    (estimators that know dama hands): without it PSM expected a deal-in in 0.23-0.25 of the
+    1-shanten hands with 30-59 tiles left, where 0.15-0.17 dealt in (with it 0.17-0.18).
     """
 
     full_horizon: bool = True
@@ -427,15 +431,15 @@ class TableModel:
     three_discards: bool = True
     rising_fold: bool = True
     ron_share: bool = True  # the wins near tenpai as the records say (README, "Calibration")
-    projected_deal_in: bool = False  # truer early deal-ins, not stronger in games: on by option
+    projected_deal_in: bool = True  # later deal-ins as the records say (README, "Strength")
 
 
 #: The first player's model (every fix off).
 FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False, False, False, False)
 #: Today's summed tenpai chance of the opponents counts as at least this much in
 #: ``lose_growth`` (without ``projected_deal_in``): a guard against dividing by the near-zero
-#: chances of a hand's first turns, which also keeps their later deal-ins near zero. Lifting
-#: it (``projected_deal_in``) made the early deal-ins true and was not stronger in games.
+#: chances of a hand's first turns, which also kept their later deal-ins near zero while the
+#: estimators knew no dama hands (before session 11).
 GROWTH_FLOOR = 1e-3
 
 

@@ -521,18 +521,19 @@ def test_projected_deal_in_grows_as_eq20_says_of_the_projected_tenpai(est):
     """``projected_deal_in``: at the first turn nobody is near tenpai (``P_T`` about 1e-5),
     yet a discard nine turns on deals in as Eq. 20 says with each opponent's tenpai chance
     then, counted for the share of tenpai hands not in riichi: ``share * sum_j P^j_T[n]
-    P(t is j's wait)`` (recomputed here from the estimators). The player's default keeps
-    today's summed chance at least ``GROWTH_FLOOR``: with the estimators of efficiency
-    self-play (before session 11) that left those deal-ins near zero (under a tenth of Eq.
-    20's); the estimators retrained on tables with dama hands put today's chance at about 1e-4
-    and the default's growth within a factor 2 of Eq. 20 at this turn."""
+    P(t is j's wait)`` (recomputed here from the estimators); it is the player's default.
+    Without it the summed ratio keeps today's summed chance at least ``GROWTH_FLOOR``: with
+    the estimators of efficiency self-play (before session 11) that left those deal-ins near
+    zero (under a tenth of Eq. 20's); the estimators retrained on tables with dama hands put
+    today's chance at about 1e-4 and that growth within a factor 2 of Eq. 20 at this turn,
+    every later tenpai hand counted, riichi ones too."""
     from abstractions.situation import TableModel, hazard_turns
 
     ev = events_for("123m 58p 469s 19s CC E", [], last_draw="W")
     agent = agent_at(ev, est)
     st = agent.state
-    sit = situation_of(st, est, model=TableModel(projected_deal_in=True))
-    plain = situation_of(st, est)
+    sit = situation_of(st, est)
+    plain = situation_of(st, est, model=TableModel(projected_deal_in=False))
     d = est.decision(st)
     hz = est.hazards(st, d, hazard_turns(sit.t_max))
     opp = [1, 2, 3]
