@@ -8,7 +8,10 @@ sizes: in the order of the file, each situation of shanten 2 or 3 is built with 
 the decision's PSM) until every size band holds ``--per-band`` graphs. Each graph is then
 timed phase by phase, CPU time of the thread: the build, PSM (the first solve of a graph also
 groups its draws, a per-graph cost), WSM and TSM (same ``T``: the graph's horizon), and the
-states per second of each. ``--peak`` measures the peak memory of one decision of the 100k
+states per second of each. PSM is solved twice, each time the first solve of a fresh build of
+the graph: at every (state, turn) pair with the ending probabilities tracked (``psm``), and as
+the player's Method 1 decision solves it (``psm_root``: the pairs the root's actions read, the
+values alone; ``player/agents/mdp.py`` solves for the endings only when they are read). ``--peak`` measures the peak memory of one decision of the 100k
 band in a fresh process (the high-water mark of the resident set, reset after the JIT warm-up:
 numpy's and numba's arrays are invisible to tracemalloc) beside the bytes of the graph's arrays.
 
@@ -41,7 +44,9 @@ BANDS = {20_000: (15_000, 27_000), 50_000: (38_000, 65_000), 100_000: (80_000, 1
 #: (root shanten, d, m) tried in this order on every situation (a graph past the largest band
 #: is cut down by ``build_graph``'s budget rule; the d and m it kept are reported).
 CONFIGS = ((1, 3, 1), (2, 3, 1), (3, 4, 1), (2, 4, 1))
-PHASES = ("build", "psm", "wsm", "tsm")
+PHASES = ("build", "psm", "wsm", "tsm", "psm_root")
+#: Each band's sums of phases: a decision's build and its PSM, every pair tracked or as the player solves it.
+TOTALS = {"build+psm": ("build", "psm"), "build+psm_root": ("build", "psm_root")}
 
 
 def _build(hand, unseen, tiles_left, d, m):
@@ -83,7 +88,11 @@ def time_one(i: int, d: int, m: int) -> dict:
     c3 = time.thread_time()
     solve_tsm(g, p)
     c4 = time.thread_time()
-    ms = 1e3 * np.diff([c0, c1, c2, c3, c4])
+    g, p = _build(hand, unseen, left, d, m)  # a fresh graph: its draws grouped again
+    c5 = time.thread_time()
+    solve_psm(g, p, root_only=True, track=False)
+    c6 = time.thread_time()
+    ms = np.append(1e3 * np.diff([c0, c1, c2, c3, c4]), 1e3 * (c6 - c5))
     return {"situation": i, "d": g.d, "m": g.m, "T": p.T, "states": g.n_states, "open": g.n_open, "twins": g.n_twins,
             "draws": int(g.draw_tile.shape[0]), "edges": g.n_edges, "calls": g.n_calls,
             **{f"{ph}_ms": float(x) for ph, x in zip(PHASES, ms)}}
@@ -160,9 +169,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         st = np.array([r["states"] for r in sel], float)
         band = {"n": len(sel), "states": _pct(st)}
-        for ph in PHASES + ("build+psm",):
-            ms = (np.array([r["build_ms"] + r["psm_ms"] for r in sel]) if ph == "build+psm"
-                  else np.array([r[f"{ph}_ms"] for r in sel]))
+        for ph in PHASES + tuple(TOTALS):
+            ms = np.array([sum(r[f"{x}_ms"] for x in TOTALS.get(ph, (ph,))) for r in sel])
             band[ph] = {"ms": _pct(ms), "us_per_state": _pct(1e3 * ms / st),
                         "states_per_s": float(st.sum() / ms.sum() * 1e3)}
         out["bands"][b] = band
@@ -176,14 +184,15 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out))
         return 0
     print("load average " + " ".join(f"{x:.2f}" for x in out["load_average"]) + "; CPU time of one core")
-    print(f"{'band':>8}{'n':>3}{'states':>9}  " + "".join(f"{ph + ' ms':>13}{'us/st':>7}" for ph in PHASES)
-          + f"{'build+psm ms':>14}{'p90':>7}")
+    print(f"{'band':>8}{'n':>3}{'states':>9}  " + "".join(f"{ph + ' ms':>15}{'us/st':>7}" for ph in PHASES)
+          + "".join(f"{t + ' ms':>20}{'p90':>7}" for t in TOTALS))
     for b, band in out["bands"].items():
         line = f"{b:>8}{band['n']:>3}{band['states']['median']:>9.0f}  "
         for ph in PHASES:
-            line += f"{band[ph]['ms']['median']:>13.1f}{band[ph]['us_per_state']['median']:>7.2f}"
-        bp = band["build+psm"]["ms"]
-        print(line + f"{bp['median']:>14.1f}{bp['p90']:>7.1f}")
+            line += f"{band[ph]['ms']['median']:>15.1f}{band[ph]['us_per_state']['median']:>7.2f}"
+        for t in TOTALS:
+            line += f"{band[t]['ms']['median']:>20.1f}{band[t]['ms']['p90']:>7.1f}"
+        print(line)
     print("states/s (all graphs of a band): " + "; ".join(
         f"{b}: " + ", ".join(f"{ph} {band[ph]['states_per_s'] / 1e6:.2f}M" for ph in PHASES)
         for b, band in out["bands"].items()))

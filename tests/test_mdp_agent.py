@@ -312,6 +312,29 @@ def test_agent_options_from_the_name():
             make_agent(bad)
 
 
+def test_play_solves_the_endings_at_their_first_read_equal_to_a_tracked_solve(est):
+    """In play a Method 1 decision solves PSM for the values alone; the endings of its actions
+    are solved for when first read (``last_endings``, ``last_info``, ``explain``) and equal, bit
+    for bit, those of ``value``'s tracked solve at the same decision."""
+    agent = _early_tenpai(est)
+    legal = discard_legal(agent, reach=True)
+    other = MdpAgent(estimators=est)
+    other.start_game(2)
+    valued = other.value(agent.state, legal)
+    agent.act(legal)
+    assert agent._lazy_endings is not None  # no ending solved yet
+    got = agent.last_endings
+    assert agent._lazy_endings is None
+    assert sum(e is not None for e in got) >= 2
+    for (a, v, e), g in zip(valued, got):
+        assert (e is None) == (g is None), a
+        if e is not None:
+            np.testing.assert_array_equal(g, e)
+    chosen = next(e for (a, _), e in zip(agent.last_values, got) if a is agent.last_choice)
+    assert agent.last_info["outcomes"] == {o: float(x) for o, x in zip(OUTCOMES, chosen)}
+    assert "chosen action's endings" in agent.explain()
+
+
 def test_value_gives_every_actions_endings_and_leaves_the_game_alone(est):
     """``value`` at a recorded decision = what ``act`` computes there; endings sum to 1."""
     agent = _early_tenpai(est)

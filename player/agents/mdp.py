@@ -51,7 +51,9 @@ unvalued because the hand after it is out of the MDP's range counts in ``stats["
 
 Explainability: ``last_values`` holds ``(action, value)`` for every legal action of the last
 decision (value = minus the expected final rank; None where not valued), ``last_endings`` the
-PSM's predicted ending probabilities of each (``search.retrograde.OUTCOMES``), ``last_choice`` the
+PSM's predicted ending probabilities of each (``search.retrograde.OUTCOMES``; in play a Method 1
+decision solves for the values alone and its endings are solved for on their first read, since
+the choice needs only the values: :attr:`MdpAgent.last_endings`), ``last_choice`` the
 action chosen among them, ``last_info`` the
 decision's inputs (shanten, T, graph size, PSM ending probabilities of the choice), and
 :meth:`explain` prints them. Deterministic: ``reseed`` does nothing.
@@ -147,6 +149,24 @@ def _tie_break(action: Event) -> float:
     return (-1e-9 if action["pai"].endswith("r") else 0.0) + (1e-10 if action.get("tsumogiri") else 0.0)
 
 
+def _psm_solver(g: HandGraph, params, *, drawn: int | None = None, riichi: bool = False):
+    """The PSM root solve of a decision (Method 1, Eq. 16) as a function of ``track``: with
+    it the endings of the root's actions too, without it the values alone (the same values)."""
+    return lambda track: solve_psm(g, params, drawn=drawn, riichi=riichi, root_only=True, track=track)
+
+
+def _later_endings(psm, keys: list, endings: list, tracked: bool):
+    """None when ``endings`` are complete (a tracked or Method 2 decision), else the function
+    that solves again with tracking and fills each action's endings by its ``keys``."""
+    if psm is None or tracked:
+        return None
+
+    def solve() -> list[np.ndarray | None]:
+        probs = psm(True).probs
+        return [probs.get(k) if k is not None else e for k, e in zip(keys, endings)]
+    return solve
+
+
 class MdpAgent(Agent):
     """Kurita & Hoki's greedy expected-rank player (Method 1 / PSM at every shanten <= 3)."""
 
@@ -223,6 +243,7 @@ class MdpAgent(Agent):
         self.state = TableState(0)
         self.fallback = EfficiencyAgent()
         self.stats: Counter = Counter()
+        self._lazy_endings = None
         self.last_values: list[tuple[Event, float | None]] = []
         self.last_info: dict = {}
         self.last_endings: list[np.ndarray | None] = []
@@ -249,6 +270,43 @@ class MdpAgent(Agent):
             self._history(self.seat).record(self.state)  # the net reads the seat's past discard turns
         if event["type"] == "start_kyoku":
             self._riichi_discard = None
+
+    # --- explanation of the last decision ------------------------------------------------
+
+    @property
+    def last_endings(self) -> list[np.ndarray | None]:
+        """The PSM's predicted endings (``OUTCOMES``) of each legal action of the last decision,
+        None where not valued. A Method 1 decision in play solves PSM for the values alone (the
+        choice needs nothing more; tracking the policy's endings costs about a fifth of its
+        time) and leaves them to be solved for here, on their first read, from the same graph and
+        parameters: the same values, so the same probabilities as a tracked solve."""
+        self._solve_endings()
+        return self._last_endings
+
+    @last_endings.setter
+    def last_endings(self, endings: list[np.ndarray | None]) -> None:
+        self._last_endings, self._lazy_endings = endings, None
+
+    @property
+    def last_info(self) -> dict:
+        """The last decision's inputs; ``outcomes``: the chosen action's endings."""
+        self._solve_endings()
+        return self._last_info
+
+    @last_info.setter
+    def last_info(self, info: dict) -> None:
+        self._last_info = info
+
+    def _solve_endings(self) -> None:
+        lazy, self._lazy_endings = self._lazy_endings, None
+        if lazy is not None:
+            self._last_endings = lazy()
+            self._note_outcomes()
+
+    def _note_outcomes(self) -> None:
+        probs = next((e for (a, _), e in zip(self.last_values, self._last_endings) if a is self.last_choice), None)
+        if probs is not None:
+            self._last_info["outcomes"] = {o: float(x) for o, x in zip(OUTCOMES, probs)}
 
     # --- decisions ---------------------------------------------------------------------
 
@@ -411,32 +469,37 @@ class MdpAgent(Agent):
         sit = self._situation()
         g, drawn, _ = self._decision_graph(sit, st, legal, sh)
         m2 = self._method2(g, sit, drawn) if self._uses_method2(sh) else None
+        psm = None
         if m2 is None:
-            rv = solve_psm(g, sit.params, drawn=drawn, riichi=bool(st.riichi[self.seat]), root_only=True)
+            psm = _psm_solver(g, sit.params, drawn=drawn, riichi=bool(st.riichi[self.seat]))
+            rv = psm(self._valuing)
             discards, probs = rv.discards, rv.probs
         else:  # no riichi at 2-3 shanten
             rv, discards, probs = None, m2.values, m2.probs
         best_riichi = max(rv.riichi.items(), key=lambda kv: kv[1]) if rv is not None and rv.riichi else None
         values: list[tuple[Event, float | None]] = []
         endings: list[np.ndarray | None] = []
+        keys: list = []  # each action's key among the solve's endings (None: a kan's own solve, or none)
         for a in legal:
             t = a["type"]
-            v, e = None, None
+            v, e, key = None, None, None
             if t == "dahai":
                 key = _kind(a["pai"])
                 v, e = discards.get(key), probs.get(key)
             elif t == "reach" and best_riichi is not None:
-                v, e = best_riichi[1], rv.probs.get(("riichi", best_riichi[0]))
+                key = ("riichi", best_riichi[0])
+                v, e = best_riichi[1], probs.get(key)
             elif t == "ryukyoku":
                 v = sit.table.u_abort
             elif t in KANS:
                 v, e = self._kan(a, sit)
             values.append((a, v))
             endings.append(e)
+            keys.append(key)
         choice = self._argmax(values, sh)
         if choice["type"] == "reach":
             self._riichi_discard = best_riichi[0]
-        self._record(values, endings, sit, g, sh, choice, m2)
+        self._record(values, endings, sit, g, sh, choice, m2, _later_endings(psm, keys, endings, self._valuing))
         return choice
 
     def _respond(self, legal: list[Event]) -> Event:
@@ -448,8 +511,10 @@ class MdpAgent(Agent):
         sit = self._situation()
         g, _, graph = self._decision_graph(sit, st, legal, sh)
         m2 = self._method2(g, sit, None) if self._uses_method2(sh) else None
+        psm = None
         if m2 is None:
-            rv = solve_psm(g, sit.params, root_only=True)
+            psm = _psm_solver(g, sit.params)
+            rv = psm(self._valuing)
             pass_, call_q, probs = rv.pass_, rv.calls, rv.probs
         else:
             pass_ = m2.values.get("pass")
@@ -457,22 +522,26 @@ class MdpAgent(Agent):
             probs = m2.probs
         values: list[tuple[Event, float | None]] = []
         endings: list[np.ndarray | None] = []
+        keys: list = []
         for a in legal:
-            v, e = None, None
+            v, e, key = None, None, None
             if a["type"] == "none":
-                v, e = pass_, probs.get("pass")
+                key = "pass"
+                v, e = pass_, probs.get(key)
             elif a["type"] in ("chi", "pon"):
                 u, code = _kind(a["pai"]), call_code(a)
                 opts = {k: q for k, q in call_q.items() if k[0] == u and k[1] == code}
                 if opts:
                     k = max(opts, key=opts.get)
-                    v, e = opts[k], probs.get(("call",) + k)
+                    key = ("call",) + k
+                    v, e = opts[k], probs.get(key)
             elif a["type"] in KANS:
                 v, e = self._kan(a, sit, **graph)
             values.append((a, v))
             endings.append(e)
+            keys.append(key)
         choice = self._argmax(values)
-        self._record(values, endings, sit, g, sh, choice, m2)
+        self._record(values, endings, sit, g, sh, choice, m2, _later_endings(psm, keys, endings, self._valuing))
         return choice
 
     # --- Method 2 ----------------------------------------------------------------------
@@ -608,13 +677,14 @@ class MdpAgent(Agent):
         return max(near, key=lambda a: float(probs[_kind(a["pai"])]) + _tie_break(a))
 
     def _record(self, values, endings, sit: Situation, g, sh: int, choice: Event,
-                m2: method2.Method2Values | None = None) -> None:
+                m2: method2.Method2Values | None = None, later=None) -> None:
+        """Keep the decision for :meth:`explain`; ``later``: a function that gives the
+        endings of a solve made without them (:attr:`last_endings`)."""
         self.stats["method1" if m2 is None else "method2"] += 1
         self.last_values = values
         self.last_endings = endings
         self.last_situation = sit
         self.last_choice = choice
-        probs = next((e for (a, _), e in zip(values, endings) if a is choice), None)
         p = sit.params
         rule = "PSM (Method 1, Eq. 16)" if m2 is None else "WSM, TSM, FSM and Eq. 18's regressions (Method 2, Eq. 17)"
         self.last_info = {"rule": rule, "shanten": int(sh), "T": int(p.T),
@@ -623,8 +693,8 @@ class MdpAgent(Agent):
                           "u_other": float(p.u_other), "u_tw": float(p.u_tw), "u_nw": float(p.u_nw)}
         if self._tie_note is not None:
             self.last_info["tie"] = self._tie_note
-        if probs is not None:
-            self.last_info["outcomes"] = {o: float(x) for o, x in zip(OUTCOMES, probs)}
+        self._note_outcomes()
+        self._lazy_endings = later
 
     # --- explanation -------------------------------------------------------------------
 
