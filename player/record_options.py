@@ -1,5 +1,6 @@
 """The options of the commands that replay records with an agent (``player.calibration``,
-``player.agreement``): which records, which agent, how many of its decisions, how many workers."""
+``player.agreement``, ``player.scenario_data``): which records, which agent, how many of its
+decisions, how many workers, whose seats."""
 from __future__ import annotations
 
 import argparse
@@ -27,3 +28,22 @@ def record_paths(args: argparse.Namespace) -> list[str]:
         raise MahjongError(f"--every and --workers must be >= 1, got {args.every} and {args.workers}")
     check_agent_name(args.agent)
     return [str(p) for p in iter_record_files(args.records if len(args.records) > 1 else args.records[0])]
+
+
+
+def check_seat_name(paths: list[str], name: str | None) -> None:
+    """MahjongError, before the long run, when ``--name`` names no seat of any record: evaluate
+    names a seat by its agent's spec (``mdp:projected_deal_in=1``), and a name that matches no
+    seat would give an empty result rather than an error. Reads records until one has it."""
+    if name is None:
+        return
+    from game.records import player_names, read_events
+
+    seen: set[str] = set()
+    for p in paths:
+        names = player_names(read_events(p))
+        if name in names:
+            return
+        seen.update(names)
+    raise MahjongError(f"--name {name!r} is no player of the {len(paths)} records "
+                       f"(their players: {', '.join(sorted(seen)) or 'unnamed'})")

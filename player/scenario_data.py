@@ -104,7 +104,7 @@ def build(paths: list[str], agent: str = "mdp", *, name: str | None = None, ever
 
 @reports_errors
 def main(argv: list[str] | None = None) -> int:
-    from player.record_options import add_record_options, record_paths
+    from player.record_options import add_record_options, check_seat_name, record_paths
 
     ap = argparse.ArgumentParser(prog="python -m player.scenario_data", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -117,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     if out.is_dir():
         raise MahjongError(f"--out {out} is a directory; name a .npz file")
     paths = record_paths(args)
+    check_seat_name(paths, args.name)
     arrays = build(paths, args.agent, name=args.name, every=args.every, workers=args.workers)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **arrays)

@@ -78,3 +78,9 @@ def test_cli_bad_inputs_exit_2(tmp_path, capsys):
     assert main(["--records", str(tmp_path / "none*.xml")]) == 2
     assert main(["--records", PHOENIX[1], "--every", "0"]) == 2
     assert main(["--records", PHOENIX[1], "--agent", "efficiency"]) == 2
+    capsys.readouterr()
+    # evaluate names a seat by its agent's spec: a bare name that matches no seat is an error
+    names = read_events(PHOENIX[1])[0]["names"]
+    assert main(["--records", PHOENIX[1], "--name", "mdp:projected_deal_in=1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'mdp:projected_deal_in=1' is no player" in err[0] and names[0] in err[0]

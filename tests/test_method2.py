@@ -169,3 +169,16 @@ def test_scenario_rows_of_a_real_game_carry_its_endings():
     assert set(y.tolist()) <= ends
     melds = X[:, list(SCENARIO_FEATURES).index("melds")]
     assert np.isfinite(X).all() and (melds >= 0).all()
+
+
+def test_scenario_data_refuses_a_name_no_record_has(tmp_path, capsys):
+    """``--name`` that matches no seat exits 2 before any decision is replayed, naming the
+    records' players, and writes nothing (evaluate names its seats by the agent's spec)."""
+    from player.scenario_data import main
+
+    out = tmp_path / "rows.npz"
+    path = str(sorted(PHOENIX.glob("*.xml"))[0])
+    assert main(["--records", path, "--name", "mdp", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'mdp' is no player of the 1 records" in err[0]
+    assert not out.exists()
