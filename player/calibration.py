@@ -275,17 +275,15 @@ def plot(rows: list[Row], path: Path) -> Path:
 
 @reports_errors
 def main(argv: list[str] | None = None) -> int:
-    from player.record_options import add_record_options, check_seat_name, record_paths
+    from player.record_options import add_record_options, record_paths
 
     ap = argparse.ArgumentParser(prog="python -m player.calibration", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     add_record_options(ap, agent_help="the agent that predicts (default mdp; NAME:KEY=VALUE options)",
-                       every_help="value every k-th decision (default 1: all)")
-    ap.add_argument("--name", default=None, help="only the seats of this player name (e.g. mdp in evaluate logs)")
+                       every_help="value every k-th decision (default 1: all)", seat_name=True)
     ap.add_argument("--plot", default=None, help="write the reliability diagram to this PNG")
     args = ap.parse_args(argv)
     paths = record_paths(args)
-    check_seat_name(paths, args.name)
     if args.plot and Path(args.plot).is_dir():  # before the long run, not after it
         raise MahjongError(f"--plot {args.plot} is a directory; name a .png file")
     rows = calibrate(paths, args.agent, name=args.name, every=args.every, workers=args.workers)

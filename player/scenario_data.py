@@ -104,20 +104,18 @@ def build(paths: list[str], agent: str = "mdp", *, name: str | None = None, ever
 
 @reports_errors
 def main(argv: list[str] | None = None) -> int:
-    from player.record_options import add_record_options, check_seat_name, record_paths
+    from player.record_options import add_record_options, record_paths
 
     ap = argparse.ArgumentParser(prog="python -m player.scenario_data", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     add_record_options(ap, agent_help="the MDP agent that runs the MDPs (default mdp; NAME:KEY=VALUE options)",
-                       every_help="use every k-th decision (default 1: all)")
-    ap.add_argument("--name", default=None, help="only the seats of this player name (e.g. mdp in evaluate logs)")
+                       every_help="use every k-th decision (default 1: all)", seat_name=True)
     ap.add_argument("--out", required=True, help="the .npz file to write")
     args = ap.parse_args(argv)
     out = Path(args.out)
     if out.is_dir():
         raise MahjongError(f"--out {out} is a directory; name a .npz file")
     paths = record_paths(args)
-    check_seat_name(paths, args.name)
     arrays = build(paths, args.agent, name=args.name, every=args.every, workers=args.workers)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **arrays)
