@@ -90,9 +90,6 @@ def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win:
             u_ron = _furiten_ron(graph, u_ron, p.ron_ok)
     else:
         u_tsumo = u_ron = np.zeros(len(graph.win_tile))
-    if v_stop is not None and graph.n_twins:
-        v_stop = v_stop.copy()
-        v_stop[graph.riichi] = -np.inf  # no fold after riichi
     T = p.T
     VF, ED, PF, PD = solve(graph, T, p_lose=p.p_lose, u_lose=p.u_lose, p_other=p.p_other, u_other=p.u_other,
                            p_end=p.p_end, u_tw=p.u_tw, u_nw=p.u_nw, p_disc=p.p_disc, ron_ok=p.ron_ok,

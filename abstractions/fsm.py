@@ -114,17 +114,9 @@ def _grown_value(h, order, p_lose, u_lose, p, u_other, u_end, g, n_start, N):
 
 
 @numba.njit(cache=True)
-def fsm_stop_values(hands, p_lose, u_lose, p, u_other, u_end, T, g):
-    """Closed-form fold value of each hand for every horizon ``k = 0..T`` -> (n, T+1).
-
-    Column ``k`` uses ``N = min(k, N0)`` discards; column 0 is ``u_end``. ``g`` (T numbers,
-    ``MDPParams.lose_growth``): a fold with ``k`` discards left starts at turn ``T - k``, and
-    its ``i``-th discard is ronned with ``P_L(t) g[T - k + i]`` (the opponents are as near
-    tenpai then as PSM's own discards assume); Eq. 12's order is kept from ``P_L``, which a
-    common growth factor hardly moves. All ones: Eq. 13 exactly.
-    """
+def _stop_values(hands, p_lose, u_lose, p, u_other, u_end, T, g, kmax, locked, out):
+    """:func:`fsm_stop_values` into the turn-major ``out`` (T+1, n)."""
     n = hands.shape[0]
-    out = np.empty((n, T + 1))
     v = np.empty(64)
     pl = np.empty(64)
     al = np.empty(64)
@@ -135,20 +127,51 @@ def fsm_stop_values(hands, p_lose, u_lose, p, u_other, u_end, T, g):
     buf = np.empty(34, np.int64)
     kappa = np.empty(34)
     for s in range(n):
+        top = min(kmax[s], T)
+        for k in range(max(top + 1, 0), T + 1):
+            out[k, s] = np.nan
+        if locked[s]:
+            for k in range(top + 1):
+                out[k, s] = -np.inf
+            continue
+        if top < 0:
+            continue
         h = hands[s]
         order = buf[:_order_into(h, p_lose, u_lose, p, u_other, buf, kappa)]
-        out[s, 0] = u_end
+        out[0, s] = u_end
         if flat:
             n0 = _sequence_values(h, order, p_lose, u_lose, p, u_other, u_end, v, pl, al)
-            for k in range(1, T + 1):
-                out[s, k] = v[min(k, n0)]
+            for k in range(1, top + 1):
+                out[k, s] = v[min(k, n0)]
         else:
             n0 = 0
             for t in range(h.shape[0]):
                 n0 += h[t]
-            for k in range(1, T + 1):
-                out[s, k] = _grown_value(h, order, p_lose, u_lose, p, u_other, u_end, g, T - k, min(k, n0))
-    return out
+            for k in range(1, top + 1):
+                out[k, s] = _grown_value(h, order, p_lose, u_lose, p, u_other, u_end, g, T - k, min(k, n0))
+
+
+def fsm_stop_values(hands: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, p: float, u_other: float,
+                    u_end: float, T: int, g: np.ndarray, *, kmax: np.ndarray | None = None,
+                    locked: np.ndarray | None = None) -> np.ndarray:
+    """Closed-form fold value of each hand for every horizon ``k = 0..T`` -> (n, T+1).
+
+    Column ``k`` uses ``N = min(k, N0)`` discards; column 0 is ``u_end``. ``g`` (T numbers,
+    ``MDPParams.lose_growth``): a fold with ``k`` discards left starts at turn ``T - k``, and
+    its ``i``-th discard is ronned with ``P_L(t) g[T - k + i]`` (the opponents are as near
+    tenpai then as PSM's own discards assume); Eq. 12's order is kept from ``P_L``, which a
+    common growth factor hardly moves. All ones: Eq. 13 exactly. ``kmax`` (n,): hand ``s`` is
+    valued for ``k <= kmax[s]`` only (NaN past it: the pairs a root-only solve does not
+    take); ``locked`` (n,) bool: those hands cannot fold (``-inf``: after riichi). The result
+    is a view of a turn-major array, as the retrograde kernels read it.
+    """
+    n = hands.shape[0]
+    out = np.empty((T + 1, n))
+    kmax = np.full(n, T, np.int64) if kmax is None else np.ascontiguousarray(kmax, dtype=np.int64)
+    locked = np.zeros(n, np.bool_) if locked is None else np.ascontiguousarray(locked, dtype=np.bool_)
+    _stop_values(hands, p_lose, u_lose, p, u_other, u_end, T, np.ascontiguousarray(g, dtype=np.float64), kmax,
+                 locked, out)
+    return out.T
 
 
 def _arrays(hand, p_lose, u_lose):

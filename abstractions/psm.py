@@ -17,6 +17,7 @@ from abstractions._solve import RootValues, locked, run
 from abstractions.fsm import fsm_stop_values
 from abstractions.params import MDPParams
 from search.hand_graph import HandGraph
+from search.retrograde import turns_read
 
 
 def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, riichi: bool = False,
@@ -36,5 +37,8 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
     v_stop = None
     if p.fold and not riichi:
         growth = p.lose_growth if p.fold_growth else np.ones(p.T)
-        v_stop = fsm_stop_values(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end, p.T, growth)
+        # no fold after riichi; past the turns a root-only solve takes, none is read
+        v_stop = fsm_stop_values(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end, p.T, growth,
+                                 kmax=turns_read(graph, p.T) if root_only else None,
+                                 locked=graph.riichi if graph.n_twins else None)
     return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track, root_only=root_only)

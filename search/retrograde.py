@@ -50,6 +50,8 @@ MEMBER_CODES = 3 * 34
 FIRST = 128
 #: The most members of a group: the solve keeps a group's tied members as bits of an int32.
 MAX_MEMBERS = 31
+#: The most runs of groups a root-only solve takes a turn (:func:`group_runs`; about five).
+MAX_RUNS = 16
 #: The bit of a live draw's code (:func:`lump_draws`) that says it wins.
 WIN_BIT = 4
 
@@ -306,7 +308,7 @@ def _choose(base, r, vp, gp, vc, gc, cw):
 def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb,
                  win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
-                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, VF, ED, stops):
+                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, run_lo, run_hi, VF, ED, stops):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
@@ -326,10 +328,11 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
     k-1]`` stay within one row. With ``track`` the folds, for :func:`policy_marks`: bit ``k``
     of ``stops[s]`` (zeros on entry) is set where the fold is taken (the best members of the
     groups are found there, at the pairs that need them).
-    State ``s`` is solved for ``k <= kmax[s]`` only (:func:`needed_turns`; ``T`` everywhere
-    solves all); the groups are all taken at every turn, in one pass over the members (a loop
-    per group mispredicts its end at most groups, of 1-3 members: 1.7x the time), and those
-    that no solved state reads (locked ones with ``skip_locked``, past ``needed_turns``) are
+    State ``s`` is solved for ``k <= kmax[s]`` only (:func:`turns_read`; ``T`` everywhere
+    solves all); the groups are taken in runs (:func:`group_runs`), at turn ``k`` groups
+    ``run_lo[r] <= h < run_hi[k, r]``, each run in one pass over its members (a loop per
+    group mispredicts its end at most groups, of 1-3 members: 1.7x the time); a group that no
+    solved state reads (locked ones with ``skip_locked``, past ``kmax``) may be taken, and is
     never read.
     """
     n = tenpai.shape[0]
@@ -360,15 +363,20 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
         for x in range(2 * FIRST):
             qa[x] = gl * ma[x]
             qk[x] = 1.0 - gl * (1.0 - mb[x])
-        h = -1
-        best = 0.0
-        for m in range(h_ptr[nh]):
-            x = h_code[m]
-            v = qa[x] + qk[x] * VF[bp + h_succ[m]]
-            first = x >> 7  # the FIRST bit: a new group
-            h += first
-            best = v if first else max(best, v)
-            VH[h] = best
+        for r in range(run_lo.shape[0]):  # the runs of groups read at this turn
+            lo = run_lo[r]
+            hi = run_hi[k, r]
+            if hi <= lo:
+                continue
+            h = lo - 1
+            best = 0.0
+            for m in range(h_ptr[lo], h_ptr[hi]):
+                x = h_code[m]
+                v = qa[x] + qk[x] * VF[bp + h_succ[m]]
+                first = x >> 7  # the FIRST bit: a new group
+                h += first
+                best = v if first else max(best, v)
+                VH[h] = best
         for s in range(n):
             c = cls[s]
             if skip_locked and c == 1:
@@ -494,7 +502,7 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
     it takes at an opponent's discard (nothing past a fold). The draws of the pairs of the top
     two turns are followed even past a fold, for the probabilities of passing (``PD``). These
     are the only pairs :func:`endings_kernel` reads: the policy picks one member per group, so
-    they are a small part of the pairs the values need (:func:`needed_turns`). The policy is
+    they are a small part of the pairs the values need (:func:`turns_read`). The policy is
     :func:`solve_kernel`'s: its folds (``stops``), and the best members of the groups that the
     marked pairs read, found here and written to ``hbest`` for :func:`endings_kernel` (the
     values compared are recomputed in the solve's order of evaluation, so they are equal bit
@@ -742,45 +750,43 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
 
 
 @numba.njit(cache=True)
-def needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax):
-    """The turns at which the root's values read each state: ``kmax[s]`` (-1: never), from the
-    ``seeds`` read at ``k = top`` (the groups' own turns, ``hk[h]``, only guide the walk).
+def group_runs(kmax, h_ptr, h_succ, call_ptr, call_g0, nh, run_lo, run_hi):
+    """The groups a solve limited to ``kmax`` takes at each turn, as runs of group numbers.
 
-    ``VF[s, k]`` reads the groups of ``s``'s live draws and calls at ``k`` and a group at ``k``
-    reads its members at ``k - 1`` (the lumped draws read ``s`` itself), so a breadth-first
-    walk of that graph gives each state the largest ``k`` it is needed at: ``top`` minus its
-    distance from the seeds. A state first reached after more than ``top`` turns is never read.
+    An after-draw group is read by its members (each draws into it) at their turns, an
+    after-call group by the state that calls into it, so group ``h`` is needed at the turns
+    ``k <= gk[h]``, the largest ``kmax`` of its readers. The groups are numbered in the order
+    of the states that made them (closed, open, twins; then the calls by calling state), and
+    ``kmax`` falls as the states get farther from the root, so ``gk`` falls within each of a
+    few stretches of the numbers: a run starts where ``gk`` rises, and at turn ``k`` it is
+    taken up to (not including) ``run_hi[k, r]``, one past its last group with ``gk >= k``.
+    Past ``run_lo.shape[0]`` runs the rest of the groups are one run. Returns the count.
     """
-    kmax[:] = -1
-    hk = np.full(h_ptr.shape[0] - 1, -1, np.int64)
-    queue = np.empty(kmax.shape[0], np.int64)
-    tail = 0
-    for s in seeds:
-        if kmax[s] < 0:
-            kmax[s] = top
-            queue[tail] = s
-            tail += 1
-    head = 0
-    while head < tail:
-        s = queue[head]
-        head += 1
-        k = kmax[s]
-        if k <= 0:
-            continue
-        # the groups of the live draws, then those of the calls (one loop, no helper: a helper
-        # with array arguments costs reference counting per group)
-        nl = live_ptr[s + 1] - live_ptr[s]
-        for jj in range(nl + call_ptr[s + 1] - call_ptr[s]):
-            h = live_h[live_ptr[s] + jj] if jj < nl else call_g0 + call_ptr[s] + jj - nl
-            if hk[h] >= k:
-                continue
-            hk[h] = k  # a group read at k reads its members at k - 1
-            for m in range(h_ptr[h], h_ptr[h + 1]):
-                t = h_succ[m]
-                if kmax[t] < 0:
-                    kmax[t] = k - 1
-                    queue[tail] = t
-                    tail += 1
+    n = kmax.shape[0]
+    gk = np.full(nh, -1, np.int64)
+    for h in range(call_g0):
+        g = -1
+        for m in range(h_ptr[h], h_ptr[h + 1]):
+            g = max(g, kmax[h_succ[m]])
+        gk[h] = g
+    for s in range(n):
+        for c in range(call_ptr[s], call_ptr[s + 1]):
+            gk[call_g0 + c] = kmax[s]
+    T = run_hi.shape[0] - 1
+    nr = 0
+    prev = 0
+    for h in range(nh):
+        g = min(gk[h], T)
+        if nr == 0 or (g > prev and nr < run_lo.shape[0]):
+            run_lo[nr] = h
+            nr += 1
+        prev = g
+        if g >= 1:
+            run_hi[g, nr - 1] = h + 1
+    for r in range(nr):  # taken at k: every group of the run with gk >= k
+        for k in range(T - 1, 0, -1):
+            run_hi[k, r] = max(run_hi[k, r], run_hi[k + 1, r])
+    return nr
 
 
 @numba.njit(cache=True)
@@ -860,7 +866,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]). ``ron_scale`` multiplies
     ``p_disc`` of the kinds a state can ron (the opponents hold back tiles that look
     dangerous; within [0, 1]). ``root_only``: solve only the (state, ``k``) pairs that the
-    root's actions read (:func:`needed_turns`; the same numbers for them, about a third less
+    root's actions read (:func:`turns_read`; the same numbers for them, about a third less
     work); the others are NaN in ``VF``/``ED``. With ``track`` the ending probabilities are
     computed after the values, at the pairs that the root's actions reach under the solved
     policy (:func:`policy_marks`, :func:`endings_kernel`), and given for the pairs the root's
@@ -876,6 +882,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     PF = np.zeros((2, n, N_OUT) if track else (2, 1, N_OUT))
     PD = np.zeros_like(PF)
     allow_stop = v_stop is not None
+    # turn-major, as fsm_stop_values gives it (then no copy)
     v_stop = np.zeros((1, 1)) if v_stop is None else np.ascontiguousarray(np.asarray(v_stop, np.float64).T)
     base = dict(p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end, u_tw=u_tw,
                 u_nw=u_nw, p_disc=p_disc, ron_scale=ron_scale)
@@ -921,9 +928,15 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     else:
         seeds, top = np.zeros(1, np.int64), T
         calls0 = graph.call_mem_succ[graph.call_mem[call_ptr[0]]:graph.call_mem[call_ptr[1]]].astype(np.int64)
-    kmax = np.full(n, T, np.int64)
     if root_only:
-        needed_turns(seeds, top, live_ptr, live_h, call_ptr, call_g0, h_ptr, h_succ, kmax)
+        kmax = turns_read(graph, T)
+        run_lo = np.empty(MAX_RUNS, np.int64)
+        run_hi = np.zeros((T + 1, MAX_RUNS), np.int64)
+        nr = group_runs(kmax, h_ptr, h_succ, call_ptr, call_g0, nh, run_lo, run_hi)
+        run_lo, run_hi = run_lo[:nr], np.ascontiguousarray(run_hi[:, :nr])
+    else:
+        kmax = np.full(n, T, np.int64)
+        run_lo, run_hi = np.zeros(1, np.int64), np.full((T + 1, 1), nh, np.int64)
     stops = np.zeros(n if track else 1, np.int64)
     hbest = np.empty(T * nh if track else 1, np.int32)
     f64 = (g_lose, two["p_other"], two["u_other"], two["p_end"], two["u_tw"], two["u_nw"], two["p_disc"],
@@ -933,7 +946,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb, graph.win_ptr,
                  graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                  call_g0, node_chi, int(T), *f64, ron_ok, u_tsumo, u_ron, v_stop.reshape(-1), bool(allow_win),
-                 bool(allow_stop), bool(tsumo_forced), bool(track), kmax, VF.reshape(-1), ED.reshape(-1), stops)
+                 bool(allow_stop), bool(tsumo_forced), bool(track), kmax, run_lo, run_hi, VF.reshape(-1), ED.reshape(-1),
+                 stops)
     if track:
         # values first, then the endings of the pairs that the root's actions reach under the
         # now fixed policy (one member per group: a fraction of the pairs the values need)
@@ -953,6 +967,21 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                        ED.reshape(-1), stops, hbest, marks, PF, PD)
     # (n, T+1) views of the turn-major arrays
     return VF.T, ED.T, PF, PD
+
+
+def turns_read(graph, T: int) -> np.ndarray:
+    """The largest ``k`` at which the root's actions can read each state: ``top - dist``.
+
+    The root's actions read their states at ``top`` (a ``3k+2`` root's discards at ``T - 1``,
+    a ``3k+1`` root itself at ``T``). Every turn (a draw and a discard, or a call and a
+    discard) moves the hand, its tiles with its new melds, by one tile at most, so a state
+    ``dist`` tiles away from the root's hand (``HandGraph.dist``) is reached ``dist`` turns
+    after them at the earliest. The bound is exact for the closed states; an open state needs
+    a call to enter, so some are solved at a turn or two more than they are read (about 5 %
+    more pairs on the default graphs), where a walk of the reads cost as much as it saved.
+    """
+    top = T - 1 if len(graph.root_discards) else T
+    return top - graph.dist.astype(np.int64)
 
 
 def _outcome_slots(allow_win, p_lose, p_other, allow_stop) -> np.ndarray:
