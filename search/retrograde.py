@@ -383,7 +383,9 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
                 VF[bc + s] = 0.0
                 ED[bc + s] = 0.0
                 continue
-            if k > kmax[s]:
+            if k > kmax[s]:  # not solved: NaN, never read
+                VF[bc + s] = np.nan
+                ED[bc + s] = np.nan
                 continue
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
             ed = gl * A[s] + (B[s] + L[s] - gl * L[s]) * VF[bp + s]
@@ -877,8 +879,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
     n = graph.n_states
-    VF = np.full((T + 1, n), np.nan) if root_only else np.empty((T + 1, n))
-    ED = np.full((T + 1, n), np.nan) if root_only else np.empty((T + 1, n))
+    VF = np.empty((T + 1, n))  # every pair is written, NaN where root_only does not solve it
+    ED = np.empty((T + 1, n))
     PF = np.zeros((2, n, N_OUT) if track else (2, 1, N_OUT))
     PD = np.zeros_like(PF)
     allow_stop = v_stop is not None
