@@ -33,7 +33,8 @@ class RiichiParams:
     through the rank model); None takes the base payoff. The others' reaction to the riichi
     (they fold: fewer other wins, safer discards) goes in ``p_other``, ``p_end``, ``p_disc``,
     ``ron_scale`` and ``p_lose`` (None: the base values). After the declaration the hand only discards its
-    draw (tsumogiri) or wins; it cannot fold or call.
+    draw (tsumogiri) or wins; it cannot fold or call, so ``lose_growth`` (None: the base one)
+    may count the opponents' later tenpai hands that a free hand would answer.
     """
 
     stick: float = 0.0
@@ -47,6 +48,7 @@ class RiichiParams:
     u_nw: float | None = None
     p_disc: np.ndarray | None = None
     ron_scale: float | None = None
+    lose_growth: float | np.ndarray | None = None
 
     def arrays(self, base: "MDPParams") -> dict:
         """The locked states' parameters in the shapes of :func:`search.retrograde.solve`."""
@@ -59,7 +61,10 @@ class RiichiParams:
             raise MahjongError("riichi probabilities must lie in [0, 1]")
         if (pd < 0).any() or pd.sum() > 1 + 1e-9:
             raise MahjongError("riichi.p_disc must be a distribution over the 34 kinds")
-        return dict(p_lose=pl, u_lose=base.u_lose - st if self.u_lose is None else _vec(self.u_lose, 34, "riichi.u_lose"),
+        gl = base.lose_growth if self.lose_growth is None else _vec(self.lose_growth, T, "riichi.lose_growth")
+        if (gl <= 0).any() or float(pl.max()) * float(gl.max()) > 1 + 1e-12:
+            raise MahjongError("riichi.lose_growth must be positive and keep p_lose * lose_growth within [0, 1]")
+        return dict(g_lose=gl, p_lose=pl, u_lose=base.u_lose - st if self.u_lose is None else _vec(self.u_lose, 34, "riichi.u_lose"),
                     p_other=po, u_other=base.u_other - st if self.u_other is None else float(self.u_other),
                     p_end=pe, u_tw=base.u_tw - st if self.u_tw is None else float(self.u_tw),
                     u_nw=base.u_nw - st if self.u_nw is None else float(self.u_nw), p_disc=pd,

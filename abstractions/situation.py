@@ -415,7 +415,10 @@ class TableModel:
     from Eq. 20 with each opponent's projected tenpai, for the tenpai hands not in riichi
     (:func:`_projected_lose_growth`; else the summed tenpai ratio with today's sum at least
     :data:`GROWTH_FLOOR`, every later tenpai hand counted, the ones that will declare riichi
-    too, though the player answers a riichi when it comes). Every switch is on in the player.
+    too, though the player answers a riichi when it comes). ``locked_growth`` (with
+    ``projected_deal_in``): the locked states after our riichi (and a decision already in
+    riichi) grow their deal-ins with every later tenpai hand, the riichi ones too, since a
+    riichi hand cannot answer them (else with the dama share, as a free hand).
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -432,10 +435,11 @@ class TableModel:
     rising_fold: bool = True
     ron_share: bool = True  # the wins near tenpai as the records say (README, "Calibration")
     projected_deal_in: bool = True  # later deal-ins as the records say (README, "Strength")
+    locked_growth: bool = False  # after riichi every later tenpai hand counts (README, "Strength")
 
 
 #: The first player's model (every fix off).
-FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False, False, False, False)
+FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False, False, False, False, False)
 #: Today's summed tenpai chance of the opponents counts as at least this much in
 #: ``lose_growth`` (without ``projected_deal_in``): a guard against dividing by the near-zero
 #: chances of a hand's first turns, which also kept their later deal-ins near zero while the
@@ -537,21 +541,27 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         fsm_p = float(np.clip(estimates.p_end, 0.02, 0.5))
     in_riichi = bool(state.riichi[me])
     plain, riichi_pay = _win_payoffs(state, table, float(hazards.p_ippatsu))
+    growth = locked_growth = 1.0
+    if model.rising_deal_in and model.projected_deal_in:
+        p_wait, ahead = np.asarray(estimates.p_wait)[opp], hazards.p_tenpai_ahead[:, opp]
+        growth = _projected_lose_growth(p_wait, pt[opp], ahead, T, p_lose, float(hazards.dama_share))
+        # a riichi hand cannot answer a later riichi: every later tenpai hand counts
+        locked_growth = _projected_lose_growth(p_wait, pt[opp], ahead, T, p_lose, 1.0) if model.locked_growth \
+            else growth
+    elif model.rising_deal_in:
+        growth = locked_growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose)
     riichi = None
     if can_declare_riichi(state):
         # a riichi hand is tenpai at a washout: the stick's cost there stands for every non-win ending
         stick = table.washout(pt, True) - table.washout(pt, True, riichi=True)
         riichi = RiichiParams(stick=max(0.0, float(stick)), payoff=riichi_pay, p_other=p_other_riichi,
-                              ron_scale=float(hazards.ron_scale_riichi) if model.ron_share else None)
+                              ron_scale=float(hazards.ron_scale_riichi) if model.ron_share else None,
+                              lose_growth=locked_growth)
     own = np.zeros(34, bool)
     for d in state.discards[me]:
         own[d.kind] = True
-    growth = 1.0
-    if model.rising_deal_in and model.projected_deal_in:
-        growth = _projected_lose_growth(np.asarray(estimates.p_wait)[opp], pt[opp], hazards.p_tenpai_ahead[:, opp],
-                                        T, p_lose, float(hazards.dama_share))
-    elif model.rising_deal_in:
-        growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose)
+    if in_riichi:
+        growth = locked_growth
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
                        p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi),
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten,
@@ -581,7 +591,8 @@ def after_kan(sit: Situation, state) -> Situation:
     T = max(1, min(int(p.T), 1 + max(0, int(state.tiles_left) - 1) // 4))
     riichi = None
     if p.riichi is not None and can_declare_riichi(state):
-        riichi = replace(p.riichi, payoff=riichi_pay, p_other=_first(p.riichi.p_other, T + 1))
+        riichi = replace(p.riichi, payoff=riichi_pay, p_other=_first(p.riichi.p_other, T + 1),
+                         lose_growth=_first(p.riichi.lose_growth, T))
     params = replace(p, T=T, p_other=_first(p.p_other, T + 1), lose_growth=_first(p.lose_growth, T),
                      p_end=_first(p.p_end, T), payoff=riichi_pay if in_riichi else plain, riichi=riichi)
     return replace(sit, params=params, payoff=plain, root_melds=root_melds(state))

@@ -216,11 +216,21 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, 
 
 
 @numba.njit(cache=True, inline="always")
-def _q(gl, ma, mb, h_code, VF, bp, h_succ, m):
+def _q(gq, ma, mb, h_code, VF, bp, h_succ, m):
     """Eq. 7's value of discarding into member ``m`` at this turn: ``ma + mb VF`` with the
-    deal-in part grown by ``gl`` (``g_lose[n]``)."""
+    deal-in part grown by ``gq`` of its code (:func:`_code_growth`)."""
     c = h_code[m]
-    return gl * ma[c] + (1.0 - gl * (1.0 - mb[c])) * VF[bp + h_succ[m]]
+    return gq[c] * ma[c] + (1.0 - gq[c] * (1.0 - mb[c])) * VF[bp + h_succ[m]]
+
+
+@numba.njit(cache=True)
+def _code_growth(g_lose, nn, gq):
+    """``gq[c]``: the growth of this turn's deal-in chances (``g_lose[class, nn]``) of a member
+    with code ``c`` (:func:`lump_draws`): class 1 for the locked discards, class 0 for the
+    others and the riichi declarations (made before the hand locks)."""
+    for x in range(gq.shape[0]):
+        cx = x & (FIRST - 1)
+        gq[x] = g_lose[1, nn] if 34 <= cx < 68 else g_lose[0, nn]
 
 
 @numba.njit(cache=True, inline="always")
@@ -320,7 +330,9 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
     pass, pon and, with weight ``node_chi[j]`` (the left player's share of discard ``j``), chi
     (Eq. 10); passing every one leads to our draw.
     Chance parameters come in two classes by ``cls`` (1: locked after riichi): ``p_other[c, n]``
-    (``n = 0..T``; ``n = T`` after i's last discard, before the washout), ``p_end[c, n]``, ``u_other[c]``, ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``; with
+    (``n = 0..T``; ``n = T`` after i's last discard, before the washout), ``p_end[c, n]``,
+    ``g_lose[c, n]`` (a member's class is its code's, :func:`_code_growth`), ``u_other[c]``,
+    ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``; with
     ``skip_locked`` (no declarations allowed) the locked states are not solved (their values
     stay 0: nothing reaches them). A NaN win
     payoff is no win (an open hand without yaku). ``VF``, ``ED`` and ``v_stop`` are flat
@@ -337,6 +349,7 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
     """
     n = tenpai.shape[0]
     VH = np.empty(nh)
+    gq = np.empty(2 * FIRST)
     qa = np.empty(2 * FIRST)
     qk = np.empty(2 * FIRST)
     ronv = np.full(34, np.nan)
@@ -356,13 +369,13 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
         nn = T - k
         bp = (k - 1) * n
         bc = k * n
-        # deal-in chances of this turn's discards: P_L(t) g_lose[n] (the opponents' tenpai grows)
-        gl = g_lose[nn]
+        # deal-in chances of this turn's discards: P_L(t) g_lose[c, n] (the opponents' tenpai grows)
+        _code_growth(g_lose, nn, gq)
         # Eq. 7 once per after-draw hand, Eq. 10 once per after-call hand; _q by hand, from
         # this turn's coefficients of each member code (the same products as _q's)
         for x in range(2 * FIRST):
-            qa[x] = gl * ma[x]
-            qk[x] = 1.0 - gl * (1.0 - mb[x])
+            qa[x] = gq[x] * ma[x]
+            qk[x] = 1.0 - gq[x] * (1.0 - mb[x])
         for r in range(run_lo.shape[0]):  # the runs of groups read at this turn
             lo = run_lo[r]
             hi = run_hi[k, r]
@@ -388,6 +401,7 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
                 ED[bc + s] = np.nan
                 continue
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
+            gl = g_lose[c, nn]
             ed = gl * A[s] + (B[s] + L[s] - gl * L[s]) * VF[bp + s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 lc = live_c[x]
@@ -513,6 +527,7 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
     """
     n = cls.shape[0]
     VH = np.empty(nh)  # the call groups' values, per state
+    gq = np.empty(2 * FIRST)
     seen = np.zeros(nh, np.int8)  # the last turn each group's best members were found at
     ronv = np.full(34, np.nan)
     ku = np.empty(34, np.int64)
@@ -524,7 +539,7 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
     for k in range(T, 0, -1):
         bp = (k - 1) * n
         bc = k * n
-        gl = g_lose[T - k]
+        _code_growth(g_lose, T - k, gq)
         low = 1 << (k - 1)
         for s in range(n):
             if not (marks[s] >> k) & 1:
@@ -545,11 +560,11 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
                     continue
                 seen[h] = k
                 m0 = h_ptr[h]
-                best = _q(gl, ma, mb, h_code, VF, bp, h_succ, m0)
+                best = _q(gq, ma, mb, h_code, VF, bp, h_succ, m0)
                 arg = m0
                 tie = 1
                 for m in range(m0 + 1, h_ptr[h + 1]):
-                    v = _q(gl, ma, mb, h_code, VF, bp, h_succ, m)
+                    v = _q(gq, ma, mb, h_code, VF, bp, h_succ, m)
                     if v > best:
                         best = v
                         arg = m
@@ -557,6 +572,7 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
                     elif v == best:
                         tie |= 1 << (m - m0)
                 hbest[(k - 1) * nh + h] = arg if tie & (tie - 1) == 0 else -tie
+            gl = g_lose[c, T - k]
             if B[s] + L[s] - gl * L[s] != 0.0:
                 marks[s] |= low
             for x in range(live_ptr[s], live_ptr[s + 1]):
@@ -568,13 +584,13 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
                     m = _tie_pick(-m, h_ptr[h], mo, decl)
                 wi = live_win[x]
                 if not (wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo,
-                                           _q(gl, ma, mb, h_code, VF, bp, h_succ, m))):
+                                           _q(gq, ma, mb, h_code, VF, bp, h_succ, m))):
                     marks[h_succ[m]] |= low
             if stop:
                 continue
             for cc in range(call_ptr[s], call_ptr[s + 1]):
                 g = call_g0 + cc
-                VH[g] = _q(gl, ma, mb, h_code, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
+                VH[g] = _q(gq, ma, mb, h_code, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
             nk = 0
             if call_ptr[s + 1] > call_ptr[s] or (allow_win and win_ptr[s + 1] > win_ptr[s]):
                 nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0,
@@ -625,6 +641,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
     iF = omap[FOLD]
     pf = np.zeros((2, n, no))
     VH = np.empty(nh)  # the call groups' values, per state
+    gq = np.empty(2 * FIRST)
     pd = np.zeros(no)
     pv = np.zeros(no)
     pb = np.zeros(no)
@@ -651,11 +668,12 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
         prev = 1 - cur
         bp = (k - 1) * n
         bc = k * n
-        gl = g_lose[nn]
+        _code_growth(g_lose, nn, gq)
         for s in range(n):
             if not (marks[s] >> k) & 1:
                 continue
             c = cls[s]
+            gl = g_lose[c, nn]
             if skip_locked and c == 1:
                 continue
             stop = (stops[s] >> k) & 1
@@ -679,16 +697,16 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
                     decl = mo + 1 < h_ptr[h + 1] and h_decl[mo + 1] and h_tile[mo + 1] == h_tile[mo]
                     m = _tie_pick(-m, h_ptr[h], mo, decl)
                 wi = live_win[x]
-                if wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gl, ma, mb, h_code, VF, bp, h_succ, m)):
+                if wi >= 0 and _tsumo(allow_win, tsumo_forced, wi, u_tsumo, _q(gq, ma, mb, h_code, VF, bp, h_succ, m)):
                     pd[iW] += w
                 else:
                     # Eq. 7's P_L deals in, else the member's endings at k - 1
-                    keep = 1.0 - gl * (1.0 - mb[h_code[m]])
+                    keep = 1.0 - gq[h_code[m]] * (1.0 - mb[h_code[m]])
                     nxt = h_succ[m]
                     for o in range(no):
                         v = keep * pf[prev, nxt, o]
                         if o == iL:
-                            v += gl * (1.0 - mb[h_code[m]])
+                            v += gq[h_code[m]] * (1.0 - mb[h_code[m]])
                         pd[o] += w * v
             if k >= T - 1:
                 for o in range(N_OUT):
@@ -701,7 +719,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
             # Eq. 8: the opponents' discards, the last first, each answered as solve_kernel did
             for cc in range(call_ptr[s], call_ptr[s + 1]):
                 g = call_g0 + cc
-                VH[g] = _q(gl, ma, mb, h_code, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
+                VH[g] = _q(gq, ma, mb, h_code, VF, bp, h_succ, _first_best(hbest[(k - 1) * nh + g], h_ptr[g]))
             nk = 0
             if call_ptr[s + 1] > call_ptr[s] or (allow_win and win_ptr[s + 1] > win_ptr[s]):
                 nk = _kinds(s, allow_win, win_ptr, win_tile, ron_ok, u_ron, call_ptr, call_tile, call_chi, call_g0,
@@ -733,12 +751,12 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
                                 pv[o] -= wgt * pb[o]
                         elif a >= 0:
                             m = _first_best(hbest[(k - 1) * nh + a], h_ptr[a])
-                            keep = 1.0 - gl * (1.0 - mb[h_code[m]])
+                            keep = 1.0 - gq[h_code[m]] * (1.0 - mb[h_code[m]])
                             nxt = h_succ[m]
                             for o in range(no):
                                 v = keep * pf[prev, nxt, o]
                                 if o == iL:
-                                    v += gl * (1.0 - mb[h_code[m]])
+                                    v += gq[h_code[m]] * (1.0 - mb[h_code[m]])
                                 pv[o] += wgt * (v - pb[o])
             po = p_other[c, nn]
             pe = p_end[c, nn]
@@ -843,7 +861,7 @@ def draw_groups(graph) -> tuple:
 
 
 #: Keys of the locked-state (riichi) parameters that :func:`solve` takes in ``riichi=``.
-RIICHI_KEYS = ("p_lose", "u_lose", "p_other", "u_other", "p_end", "u_tw", "u_nw", "p_disc", "ron_scale")
+RIICHI_KEYS = ("p_lose", "u_lose", "p_other", "u_other", "p_end", "u_tw", "u_nw", "p_disc", "ron_scale", "g_lose")
 
 
 def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.ndarray,
@@ -865,7 +883,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     players' discards in turn, chi only on the last (A3's first). ``v_stop`` (n, T+1) is the
     fold value (``-inf``: no fold). ``g_lose`` (T
     numbers, default 1) scales the deal-in chances of the discards made after ``n`` earlier
-    ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]). ``ron_scale`` multiplies
+    ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]); the locked states' own
+    ``g_lose`` may come in ``riichi`` (a riichi hand cannot answer a later riichi). ``ron_scale`` multiplies
     ``p_disc`` of the kinds a state can ron (the opponents hold back tiles that look
     dangerous; within [0, 1]). ``root_only``: solve only the (state, ``k``) pairs that the
     root's actions read (:func:`turns_read`; the same numbers for them, about a third less
@@ -886,8 +905,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     allow_stop = v_stop is not None
     # turn-major, as fsm_stop_values gives it (then no copy)
     v_stop = np.zeros((1, 1)) if v_stop is None else np.ascontiguousarray(np.asarray(v_stop, np.float64).T)
+    g_lose = np.ones(T) if g_lose is None else np.ascontiguousarray(g_lose, dtype=np.float64)
     base = dict(p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end, u_tw=u_tw,
-                u_nw=u_nw, p_disc=p_disc, ron_scale=ron_scale)
+                u_nw=u_nw, p_disc=p_disc, ron_scale=ron_scale, g_lose=g_lose)
     lk = base if riichi is None else {**base, **riichi}
     if discards_per_turn == 1:
         node_chi = np.array([float(p_chi)])
@@ -895,11 +915,11 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
         node_chi = np.array([0.0, 0.0, 1.0])
     else:
         raise ValueError(f"discards_per_turn must be 1 or 3, got {discards_per_turn}")
-    g_lose = np.ones(T) if g_lose is None else np.ascontiguousarray(g_lose, dtype=np.float64)
     if track and T > MAX_T:
         raise ValueError(f"tracked solves need T <= {MAX_T} (a bit of a 64-bit mask per turn), got {T}")
-    if g_lose.shape != (T,) or not (g_lose > 0).all():
-        raise ValueError(f"g_lose must hold T = {T} positive numbers, got {g_lose!r}")
+    for key, arr in (("g_lose", g_lose), ("riichi g_lose", lk["g_lose"])):
+        if np.shape(arr) != (T,) or not (np.asarray(arr) > 0).all():
+            raise ValueError(f"{key} must hold T = {T} positive numbers, got {arr!r}")
     for key, arr in (("p_other", base["p_other"]), ("riichi p_other", lk["p_other"])):
         if np.shape(arr) != (T + 1,):
             raise ValueError(f"{key} must hold T + 1 = {T + 1} per-turn numbers, got shape {np.shape(arr)}")
@@ -941,7 +961,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
         run_lo, run_hi = np.zeros(1, np.int64), np.full((T + 1, 1), nh, np.int64)
     stops = np.zeros(n if track else 1, np.int64)
     hbest = np.empty(T * nh if track else 1, np.int32)
-    f64 = (g_lose, two["p_other"], two["u_other"], two["p_end"], two["u_tw"], two["u_nw"], two["p_disc"],
+    f64 = (two["g_lose"], two["p_other"], two["u_other"], two["p_end"], two["u_tw"], two["u_nw"], two["p_disc"],
            two["ron_scale"])
     ron_ok, u_tsumo, u_ron = np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron)
     skip_locked = riichi is None
@@ -958,12 +978,12 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
         marks[calls0] |= 1 << (T - 1)
         policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                      graph.win_ptr, graph.win_tile, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
-                     call_g0, node_chi, int(T), g_lose, two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron,
+                     call_g0, node_chi, int(T), two["g_lose"], two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron,
                      bool(allow_win), bool(tsumo_forced), VF.reshape(-1), ED.reshape(-1), stops, hbest, marks)
         endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code,
                        ma, mb,
                        graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
-                       graph.call_chi, call_g0, node_chi, int(T), g_lose, two["p_other"], two["p_end"],
+                       graph.call_chi, call_g0, node_chi, int(T), two["g_lose"], two["p_other"], two["p_end"],
                        two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron, bool(allow_win), bool(tsumo_forced),
                        _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), VF.reshape(-1),
                        ED.reshape(-1), stops, hbest, marks, PF, PD)

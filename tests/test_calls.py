@@ -232,12 +232,13 @@ class Brute:
         base = self.p
         self.cls = [dict(p_lose=base.p_lose, u_lose=base.u_lose, p_other=base.p_other, u_other=base.u_other,
                          p_end=base.p_end, u_tw=base.u_tw, u_nw=base.u_nw, p_disc=base.p_disc,
-                         ron_scale=base.ron_scale)]
+                         ron_scale=base.ron_scale, g_lose=base.lose_growth)]
         if r is not None:
             self.cls.append(dict(p_lose=r.p_lose, u_lose=base.u_lose - r.stick, p_other=r.p_other,
                                  u_other=base.u_other - r.stick, p_end=r.p_end, u_tw=base.u_tw - r.stick,
                                  u_nw=base.u_nw - r.stick, p_disc=r.p_disc,
-                                 ron_scale=base.ron_scale if r.ron_scale is None else r.ron_scale))
+                                 ron_scale=base.ron_scale if r.ron_scale is None else r.ron_scale,
+                                 g_lose=base.lose_growth if r.lose_growth is None else r.lose_growth))
             for key in ("p_other", "p_end"):
                 self.cls[1][key] = np.broadcast_to(np.asarray(self.cls[1][key], float), (base.T,))
         self.VF = lru_cache(maxsize=None)(self._vf)
@@ -281,7 +282,7 @@ class Brute:
 
     def discard_value(self, st, t, n, cls):
         q = self.cls[cls]
-        pl = q["p_lose"][t] * self.p.lose_growth[n]
+        pl = q["p_lose"][t] * q["g_lose"][n]  # a riichi declaration discards as a free hand (cls 0)
         return pl * q["u_lose"][t] + (1 - pl) * self.vt(st, n + 1)
 
     def _vf(self, st, n):
@@ -372,7 +373,8 @@ def _params(rng, T, kinds, riichi=True, payoff=_payoff):
         rpl = np.zeros(34)
         rpl[kinds] = rng.uniform(0, 0.2, len(kinds))
         rp = RiichiParams(stick=0.25, payoff=_riichi_payoff, p_lose=rpl, p_other=rng.uniform(0, 0.2, T),
-                          p_end=rng.uniform(0, 0.1, T), p_disc=rpd, ron_scale=float(rng.uniform(0.2, 1.0)))
+                          p_end=rng.uniform(0, 0.1, T), p_disc=rpd, ron_scale=float(rng.uniform(0.2, 1.0)),
+                          lose_growth=rng.uniform(0.8, 3.0, T))  # its own: a riichi hand cannot answer
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), lose_growth=rng.uniform(0.8, 2.0, T),
                      u_other=-1.0, ron_scale=float(rng.uniform(0.3, 1.0)),
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
