@@ -210,12 +210,13 @@ def _left(held, h0u, capu, replace):
 
 @numba.njit(cache=True)
 def _draws(full, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
-           draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile):
+           draw_ptr, draw_tile, draw_left, draw_total, draw_win, win_ptr, win_tile):
     """Every state's draws (kinds with a copy left, spec A4) and win list.
 
     ``full`` counts a state's tiles with its new melds (the called tiles came from the pool).
-    Only a tenpai hand can win, so only those pay the 34 shanten look-ups of ``h + u`` (-1:
-    complete).
+    A draw's probability is its copies left (``draw_left``, 1-4: one byte a draw) over the
+    state's sum of them (``draw_total``). Only a tenpai hand can win, so only those pay the 34
+    shanten look-ups of ``h + u`` (-1: complete).
     Returns ``(draws, wins)``.
     """
     nd = 0
@@ -225,7 +226,6 @@ def _draws(full, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
         draw_ptr[s] = nd
         win_ptr[s] = nw
         total = 0.0
-        d0 = nd
         tenpai = sh[s] == 0
         for u in range(34):
             held = full[s, u]
@@ -244,12 +244,11 @@ def _draws(full, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
             if left <= 0:
                 continue
             draw_tile[nd] = u
-            draw_w[nd] = left
+            draw_left[nd] = left
             total += left
             draw_win[nd] = win
             nd += 1
-        for x in range(d0, nd):
-            draw_w[x] /= total
+        draw_total[s] = total
     draw_ptr[n] = nd
     win_ptr[n] = nw
     return nd, nw
@@ -587,7 +586,7 @@ class HandGraph:
     riichi when ``riichi[s]``. States ``0..n_h1-1`` are ``H1`` (closed), then the open states
     (step 4), then the riichi twins; ``twin[s]`` is the twin of a closed tenpai state (-1: none).
     Its draws are ``draw_tile[draw_ptr[s]:draw_ptr[s+1]]`` with probabilities ``draw_w``
-    (summing to 1 per state); ``draw_win[j]`` is the index into the win list when the draw
+    (summing to 1 per state; kept as the copies left, ``draw_left``, over ``draw_total[s]``); ``draw_win[j]`` is the index into the win list when the draw
     completes the hand, else -1. After draw ``j`` the exchanges that stay in the graph are
     ``edge_tile/edge_succ[edge_ptr[j]:edge_ptr[j+1]]`` (discard kind -> successor state); the
     discard of the drawn tile itself (back to ``s``) is implicit. The win list
@@ -610,7 +609,8 @@ class HandGraph:
     root_succ: np.ndarray       # state of each root discard
     draw_ptr: np.ndarray
     draw_tile: np.ndarray
-    draw_w: np.ndarray
+    draw_left: np.ndarray
+    draw_total: np.ndarray
     draw_win: np.ndarray
     edge_ptr: np.ndarray
     edge_tile: np.ndarray
@@ -720,6 +720,12 @@ class HandGraph:
         states = np.repeat(np.arange(self.n_states, dtype=np.int32), np.diff(self.win_ptr))
         return states, self.win_tile.astype(np.int32)
 
+    @property
+    def draw_w(self) -> np.ndarray:
+        """Each draw's probability: its copies left over the state's total (the kernels divide
+        the same two numbers)."""
+        return self.draw_left / np.repeat(self.draw_total, np.diff(self.draw_ptr))
+
     def to_networkx(self):
         """A ``networkx.MultiDiGraph`` of the exchanges and calls, for inspection and tests only."""
         import networkx as nx
@@ -728,12 +734,13 @@ class HandGraph:
         for s in range(self.n_states):
             g.add_node(s, hand=self.hands[s].copy(), shanten=int(self.shanten[s]), dist=int(self.dist[s]),
                        melds=tuple(int(c) for c in self.melds[s] if c >= 0), riichi=bool(self.riichi[s]))
+        draw_w = self.draw_w
         for s in range(self.n_states):
             for j in range(self.draw_ptr[s], self.draw_ptr[s + 1]):
                 u = int(self.draw_tile[j])
                 for e in range(self.edge_ptr[j], self.edge_ptr[j + 1]):
                     g.add_edge(s, int(self.edge_succ[e]), draw=u, discard=int(self.edge_tile[e]),
-                               p=float(self.draw_w[j]))
+                               p=float(draw_w[j]))
             for c in range(self.call_ptr[s], self.call_ptr[s + 1]):
                 for e in range(self.call_mem[c], self.call_mem[c + 1]):
                     g.add_edge(s, int(self.call_mem_succ[e]), call=int(self.call_tile[c]),
@@ -978,7 +985,7 @@ def _finish(ext, h0, r0, kinds, d, m, replace, twins, root_melds) -> HandGraph:
     dist = ext["dist"][src]
     g0 = HandGraph(hands=hands, shanten=sh, dist=dist, root=h0, unseen=r0, d=d, replace_discards=replace,
                    root_discards=kinds, root_succ=ext["root_succ"][:len(kinds)].copy(),
-                   draw_ptr=None, draw_tile=None, draw_w=None, draw_win=None, edge_ptr=None, edge_tile=None,
+                   draw_ptr=None, draw_tile=None, draw_left=None, draw_total=None, draw_win=None, edge_ptr=None, edge_tile=None,
                    edge_succ=None, win_ptr=None, win_tile=None, keys=keys, vals=vals, m=m, n_h1=n1,
                    melds=melds, riichi=riichi, twin=twin, state_keys=hkeys, root_melds=root_melds)
     full = np.empty((n, 34), np.uint8)
@@ -986,13 +993,14 @@ def _finish(ext, h0, r0, kinds, d, m, replace, twins, root_melds) -> HandGraph:
     # at most 34 draws a state, about 33 in the large graphs: the arrays are kept as views
     draw_ptr = np.empty(n + 1, np.int32)
     draw_tile = np.empty(34 * n, np.int8)
-    draw_w = np.empty(34 * n, np.float64)
+    draw_left = np.empty(34 * n, np.uint8)
+    draw_total = np.empty(n, np.float64)
     draw_win = np.empty(34 * n, np.int32)
     win_ptr = np.empty(n + 1, np.int32)
     win_tile = np.empty(34 * n, np.int8)
     nd, nw = _draws(full, pidx, sh, n, h0, cap, replace, suit_tab, honor_tab,
-                    draw_ptr, draw_tile, draw_w, draw_win, win_ptr, win_tile)
-    draw_tile, draw_w, draw_win = draw_tile[:nd], draw_w[:nd], draw_win[:nd]
+                    draw_ptr, draw_tile, draw_left, draw_total, draw_win, win_ptr, win_tile)
+    draw_tile, draw_left, draw_win = draw_tile[:nd], draw_left[:nd], draw_win[:nd]
     # exchanges: states (twins excluded: they are locked) that share a 3k-tile base
     n_pairs = int(np.count_nonzero(hands[:nx]))  # load <= 1/2 with one slot per pair at most
     slots = 1 << max(4, (2 * n_pairs).bit_length())
@@ -1011,7 +1019,8 @@ def _finish(ext, h0, r0, kinds, d, m, replace, twins, root_melds) -> HandGraph:
     edge_succ = np.empty(bound, np.int32)
     ne = _edges(pair_ptr, pair_base, pair_t, mem_ptr, mem_t, mem_owner, nx, draw_ptr, draw_tile, edge_ptr,
                 edge_tile, edge_succ)
-    g0.draw_ptr, g0.draw_tile, g0.draw_w, g0.draw_win = draw_ptr, draw_tile, draw_w, draw_win
+    g0.draw_ptr, g0.draw_tile, g0.draw_win = draw_ptr, draw_tile, draw_win
+    g0.draw_left, g0.draw_total = draw_left, draw_total
     g0.edge_ptr, g0.edge_tile, g0.edge_succ = edge_ptr, edge_tile[:ne], edge_succ[:ne]
     g0.win_ptr, g0.win_tile = win_ptr, win_tile[:nw]
     if m > 0:

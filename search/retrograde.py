@@ -140,7 +140,8 @@ def group_draws(draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, t
 
 
 @numba.njit(cache=True)
-def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, cls, twin, h_cls, h_ptr, h_tile,
+def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, draw_h, draw_m, cls, twin, h_cls,
+               h_ptr, h_tile,
                h_decl, p_lose, u_lose, allow_win, riichi_on, live_ptr, live_c, wtab, live_h, live_win, live_m, A, B,
                L, h_code, ma, mb):
     """Split each state's draws into live ones and one lump (``search_performance.md``).
@@ -151,9 +152,10 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, 
     ``L[h]`` is their weight of LOSE. The other draws are ``live_ptr[h] <= x < live_ptr[h+1]``:
     probability ``wtab[4 h + (live_c[x] & 3)]``, group ``live_h[x]``, win ``live_win[x]``, own
     member ``live_m[x]`` (copied, so that the solve reads them in order). A draw's probability
-    is ``left / total`` with 1-4 copies left, so a state has at most four: one byte a draw
-    (bit ``WIN_BIT`` set where ``live_win[x] >= 0``) where the solve's every turn would stream
-    the float and the win index (16 bytes a draw to 5 with ``live_h``).
+    is ``left / total`` with 1-4 copies left (``draw_left``, ``draw_total``), so a state has at
+    most four, ``wtab[4 h + left - 1]``: one byte a draw (``left - 1``, bit ``WIN_BIT`` set
+    where ``live_win[x] >= 0``) where the solve's every turn would stream the float and the win
+    index (16 bytes a draw to 5 with ``live_h``).
     ``ma[c] + mb[c] * VF[member, k-1]`` with ``c = h_code[m]`` is the value of discarding into
     member ``m`` (Eq. 7, Eq. 10 for the members of a call). Deal-in parameters come in two
     classes (``p_lose[c]``, ``u_lose[c]``; 1: after riichi) by the class of the state (``cls``)
@@ -172,27 +174,20 @@ def lump_draws(draw_ptr, draw_tile, draw_w, draw_win, edge_ptr, draw_h, draw_m, 
         b = 0.0
         lo = 0.0
         k = cls[s]
-        nw = 0
+        total = draw_total[s]
+        for i in range(4):
+            wtab[4 * s + i] = (i + 1) / total
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
             if draw_h[j] >= 0 and (edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0)
                                    or (riichi_on and twin[s] >= 0)):
-                w = draw_w[j]
-                i = 0
-                while i < nw and wtab[4 * s + i] != w:
-                    i += 1
-                if i == nw:
-                    if nw == 4:
-                        raise ValueError("a state's draws have more than four probabilities")
-                    wtab[4 * s + i] = w
-                    nw += 1
-                live_c[c] = i | (WIN_BIT if draw_win[j] >= 0 else 0)
+                live_c[c] = (draw_left[j] - 1) | (WIN_BIT if draw_win[j] >= 0 else 0)
                 live_h[c] = draw_h[j]
                 live_win[c] = draw_win[j]
                 live_m[c] = draw_m[j]
                 c += 1
             else:
                 u = draw_tile[j]
-                w = draw_w[j]
+                w = draw_left[j] / total
                 a += w * p_lose[k, u] * u_lose[k, u]
                 b += w * (1.0 - p_lose[k, u])
                 lo += w * p_lose[k, u]
@@ -936,9 +931,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     live_h, live_win, live_m = np.empty(nd, np.int32), np.empty(nd, np.int32), np.empty(nd, np.int32)
     A, B, L = np.empty(n), np.empty(n), np.empty(n)
     h_code, ma, mb = np.empty(h_tile.shape[0], np.uint8), np.full(2 * FIRST, np.nan), np.full(2 * FIRST, np.nan)
-    lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_w, graph.draw_win, graph.edge_ptr, draw_h, draw_m, cls,
-               graph.twin, h_cls,
-               h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
+    lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_left, graph.draw_total, graph.draw_win, graph.edge_ptr,
+               draw_h, draw_m, cls, graph.twin, h_cls, h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
                live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, h_code, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
     # the pairs the root's actions read: a 3k+2 root its discards' states (and twins) at T-1,
