@@ -141,9 +141,8 @@ def group_draws(draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, t
 
 @numba.njit(cache=True)
 def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, draw_h, draw_m, cls, twin, h_cls,
-               h_ptr, h_tile,
-               h_decl, p_lose, u_lose, allow_win, riichi_on, live_ptr, live_c, wtab, live_h, live_win, live_m, A, B,
-               L, h_code, ma, mb):
+               h_ptr, h_tile, h_decl, p_lose, u_lose, allow_win, riichi_on, live_ptr, live_c, wtab, live_h, live_win,
+               live_m, A, B, L, h_code, ma, mb):
     """Split each state's draws into live ones and one lump (``search_performance.md``).
 
     A draw with no in-graph exchange, no win (or wins not allowed) and no riichi declaration
