@@ -12,7 +12,10 @@ choice is compared with the recorded one:
   (decisions right after the seat's own riichi declaration are left out: the discard is
   then nearly forced), by the shanten of the 14-tile hand;
 * riichi (own turns where riichi is legal): the same riichi-or-not, whatever the discard;
-* calls (chi / pon offered): the same kind of answer (chi, pon or pass).
+* calls (chi / pon offered): the same kind of answer (chi, pon or pass);
+* facing a riichi (own turns while another seat is in riichi, by the shanten of the hand):
+  the agreement, and how often the recorded and the agent's discards were safe against every
+  riichi (a kind it cannot ron: ``regressors.features.safe_kinds``), the push-or-fold of each.
 
 ``--every k`` asks only every k-th decision (the agent still follows every event).
 """
@@ -41,11 +44,20 @@ def same_choice(choice: dict, chosen: dict) -> bool:
     return True
 
 
-def file_agreement(task: tuple[str, str, int]) -> list[tuple[str, int, bool]]:
+def _safe(choice: dict, safe: np.ndarray) -> bool:
+    """A discard of a kind every riichi player cannot ron (a riichi declaration is not)."""
+    from game.tiles import mjai_to_kind
+
+    return choice["type"] == "dahai" and bool(safe[mjai_to_kind(choice["pai"])])
+
+
+def file_agreement(task: tuple[str, str, int]) -> list[tuple]:
     """``(kind, shanten, agreed)`` for the decisions of one record (one worker task);
     kind is ``own``, ``riichi`` (the riichi-or-not of an own turn where riichi is legal) or
-    ``call``, shanten -1 for calls."""
+    ``call``, shanten -1 for calls; and for own turns facing a riichi a row
+    ``("facing", shanten, agreed, recorded safe, agent's safe)``."""
     from game.decisions import iter_decisions, recorded_index
+    from regressors.features import safe_kinds
     from game.records import read_events
     from game.state import seat_view
     from player.registry import make_agent
@@ -57,7 +69,7 @@ def file_agreement(task: tuple[str, str, int]) -> list[tuple[str, int, bool]]:
     for s, a in enumerate(agents):
         a.start_game(s)
     fed = [0] * 4
-    out: list[tuple[str, int, bool]] = []
+    out: list[tuple] = []
     k = 0
     for d in iter_decisions(events):
         s = d.seat
@@ -78,27 +90,44 @@ def file_agreement(task: tuple[str, str, int]) -> list[tuple[str, int, bool]]:
         choice = agents[s].act(d.legal)
         sh = int(shanten(np.asarray(d.state.hand, np.uint8))) if own else -1
         out.append(("own" if own else "call", sh, same_choice(choice, d.chosen)))
+        threats = [j for j in range(4) if j != s and d.state.riichi[j]]
+        if own and threats:
+            safe = np.logical_and.reduce([safe_kinds(d.state, j) for j in threats])
+            out.append(("facing", sh, out[-1][2], _safe(d.chosen, safe), _safe(choice, safe)))
         if any(a["type"] == "reach" for a in d.legal):
             out.append(("riichi", sh, (choice["type"] == "reach") == (d.chosen.get("type") == "reach")))
     return out
 
 
-def summarize(rows: list[tuple[str, int, bool]]) -> dict:
-    """Agreement overall, by kind of decision, and for own turns by shanten (4 = 4 or more)."""
+def _facing(rows: list[tuple]) -> dict:
+    """Own turns facing a riichi: agreement and the safe discards' shares, recorded / agent's."""
+    n = len(rows)
+    return {"n": n, "agreement": round(float(np.mean([r[2] for r in rows])), 4) if n else None,
+            "recorded_safe": round(float(np.mean([r[3] for r in rows])), 4) if n else None,
+            "agent_safe": round(float(np.mean([r[4] for r in rows])), 4) if n else None}
+
+
+def summarize(rows: list[tuple]) -> dict:
+    """Agreement overall, by kind of decision, for own turns by shanten (4 = 4 or more), and
+    for own turns facing a riichi by shanten (0, 1, 2 = 2 or more)."""
     def rate(sel: list[bool]) -> dict:
         return {"n": len(sel), "agreement": round(float(np.mean(sel)), 4) if sel else None}
 
     by_sh: dict[int, list[bool]] = defaultdict(list)
-    for kind, sh, ok in rows:
+    for kind, sh, ok, *_ in rows:
         if kind == "own":
             by_sh[min(sh, 4)].append(ok)
 
     def of_kind(k: str) -> dict:
-        return rate([ok for kd, _, ok in rows if kd == k])
+        return rate([r[2] for r in rows if r[0] == k])
 
-    return {"decisions": sum(kd != "riichi" for kd, _, _ in rows), "own_turn": of_kind("own"),
+    facing = [r for r in rows if r[0] == "facing"]
+    return {"decisions": sum(r[0] in ("own", "call") for r in rows), "own_turn": of_kind("own"),
             "riichi": of_kind("riichi"), "calls": of_kind("call"),
-            "own_turn_by_shanten": {str(s): rate(v) for s, v in sorted(by_sh.items())}}
+            "own_turn_by_shanten": {str(s): rate(v) for s, v in sorted(by_sh.items())},
+            "facing_riichi": _facing(facing),
+            "facing_riichi_by_shanten": {str(s): _facing([r for r in facing if min(r[1], 2) == s])
+                                         for s in (0, 1, 2)}}
 
 
 def format_table(summary: dict) -> str:
@@ -112,6 +141,15 @@ def format_table(summary: dict) -> str:
         lines.append(row(f"  shanten {s}" + ("+" if s == "4" else ""), r))
     lines.append(row("riichi or not", summary["riichi"]))
     lines.append(row("calls (chi/pon/pass)", summary["calls"]))
+
+    def facing(label: str, r: dict) -> str:
+        if not r["n"]:
+            return row(label, r)
+        return row(label, r) + f"   safe discards: recorded {r['recorded_safe']:.3f}, agent {r['agent_safe']:.3f}"
+
+    lines.append(facing("facing a riichi", summary["facing_riichi"]))
+    for s, r in summary["facing_riichi_by_shanten"].items():
+        lines.append(facing(f"  shanten {s}" + ("+" if s == "2" else ""), r))
     return "\n".join(lines)
 
 
@@ -141,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         paths = [str(p) for p in split_heldout([Path(p) for p in paths])[1]]
         if not paths:
             raise MahjongError(f"no held-out phoenix game among {' '.join(args.records)}")
-    rows: list[tuple[str, int, bool]] = []
+    rows: list[tuple] = []
     for part in run_pool(file_agreement, [(p, args.agent, args.every) for p in paths], args.workers,
                          desc="agreement"):
         rows += part

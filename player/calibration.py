@@ -46,6 +46,7 @@ class Row:
     tiles_left: int
     predicted: np.ndarray  # [5] over ENDINGS
     realised: int          # index into ENDINGS
+    facing: bool = False   # another seat was in riichi
 
 
 def realised_endings(events: list[dict]) -> dict[tuple[int, int], int]:
@@ -159,8 +160,9 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
             continue
         sit = agent.last_situation
         pred = split_fold(valued[pick][2], _hand_after(d.state, d.legal[pick]), sit.params)
+        facing = any(d.state.riichi[j] for j in range(4) if j != d.seat)
         rows.append(Row(str(path), d.seat, int(shanten(np.asarray(d.state.hand, np.uint8))),
-                        int(d.state.tiles_left), pred, real))
+                        int(d.state.tiles_left), pred, real, facing))
     return rows
 
 
@@ -187,7 +189,8 @@ def _bucket(w: int) -> str:
 
 
 def summarize(rows: list[Row]) -> dict:
-    """Predicted and realised ending rates overall, by shanten, and by shanten x tiles left;
+    """Predicted and realised ending rates overall, by shanten, by shanten x tiles left, and
+    by shanten for the decisions facing another's riichi (not among the judged cells);
     ``max_gap`` of a cell is the largest |predicted - realised| over the endings, ``judged``
     whether it has at least :data:`MIN_CELL` decisions."""
     def cell(sel: list[Row]) -> dict:
@@ -209,6 +212,8 @@ def summarize(rows: list[Row]) -> dict:
             c = cell([r for r in sel if _bucket(r.tiles_left) == b])
             if c["n"]:
                 out["cells"][f"{sh}/{b}"] = c
+    out["facing_riichi"] = {str(sh): cell([r for r in rows if r.facing and r.shanten == sh])
+                            for sh in sorted({r.shanten for r in rows})}
     judged = [c for c in out["cells"].values() if c["judged"]]
     out["judged_cells"] = len(judged)
     out["cells_within_0.05"] = sum(1 for c in judged if c["max_gap"] <= 0.05)
@@ -231,6 +236,9 @@ def format_table(summary: dict) -> str:
             lines.append(line(f"shanten {sh}", c))
         for key, c in summary["cells"].items():
             lines.append(line("  " + key, c))
+        for sh, c in summary.get("facing_riichi", {}).items():
+            if c["n"]:
+                lines.append(line(f"facing riichi, sh {sh}", c))
     lines.append(f"{summary['cells_within_0.05']} of {summary['judged_cells']} cells with >= {MIN_CELL} decisions "
                  f"within 0.05 on every ending ({summary['decisions']} decisions)")
     return "\n".join(lines)

@@ -26,12 +26,17 @@ def test_an_agent_agrees_with_its_own_games(tmp_path, capsys):
     assert out["calls"]["n"] > 10 and out["calls"]["agreement"] >= 0.95
     assert out["riichi"]["n"] > 5 and out["riichi"]["agreement"] == 1.0
     assert sum(r["n"] for r in out["own_turn_by_shanten"].values()) == out["own_turn"]["n"]
+    facing = out["facing_riichi"]  # its own choices facing a riichi: the same, so as often safe
+    assert facing["n"] > 10 and facing["agreement"] == 1.0 and facing["recorded_safe"] == facing["agent_safe"]
+    assert sum(r["n"] for r in out["facing_riichi_by_shanten"].values()) == facing["n"]
 
 
 def test_real_games_and_bad_input(tmp_path, capsys):
     assert main(["--records", PHOENIX[1], "--agent", "efficiency", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert 0.3 < out["own_turn"]["agreement"] < 0.9 and out["own_turn"]["n"] > 200
+    facing = out["facing_riichi"]
+    assert 0 < facing["n"] < out["own_turn"]["n"] and 0 < facing["recorded_safe"] < 1
     assert main(["--records", PHOENIX[1], "--agent", "nobody"]) == 2
     bad = tmp_path / "bad.mjson"
     bad.write_text("garbage\n")

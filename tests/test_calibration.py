@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from game.records import read_events
-from player.calibration import ENDINGS, main, realised_endings, split_fold
+from player.calibration import ENDINGS, Row, main, realised_endings, split_fold, summarize
 
 PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
                                    / "mjlog").glob("*.xml"))
@@ -67,6 +67,20 @@ def test_cli_on_a_real_game(tmp_path, capsys):
     real = out["overall"]["realised"]
     assert sum(pred.values()) == pytest.approx(1.0, abs=1e-3) and sum(real.values()) == pytest.approx(1.0, abs=1e-3)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    facing = sum(c["n"] for c in out["facing_riichi"].values())
+    assert 0 < facing < n  # the game has riichi declarations, and hands before them
+
+
+def test_facing_riichi_cells_take_only_those_decisions():
+    """The facing-riichi rows by shanten: their own decisions' means, apart from the others."""
+    one = np.eye(len(ENDINGS))
+    rows = [Row("f", 0, 1, 40, one[0], 0, False), Row("f", 0, 1, 30, one[1], 1, True),
+            Row("f", 0, 1, 20, 0.5 * (one[1] + one[2]), 2, True), Row("f", 0, 2, 50, one[3], 3, True)]
+    out = summarize(rows)
+    f1, f2 = out["facing_riichi"]["1"], out["facing_riichi"]["2"]
+    assert f1["n"] == 2 and f2["n"] == 1 and out["by_shanten"]["1"]["n"] == 3
+    assert f1["predicted"]["lose"] == 0.75 and f1["predicted"]["other_win"] == 0.25
+    assert f1["realised"]["lose"] == 0.5 and f1["realised"]["other_win"] == 0.5 and f1["max_gap"] == 0.25
 
 
 def test_cli_bad_inputs_exit_2(tmp_path, capsys):
