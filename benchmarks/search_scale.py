@@ -66,6 +66,8 @@ def pick(per_band: int) -> list[tuple[int, int, int, int]]:
             if sh[i] != s:
                 continue
             g, _ = _build(hands[i], unseen[i], int(left[i]), d, m)
+            if any(x[0] == i and x[3] == g.n_states for v in chosen.values() for x in v):
+                continue  # a deeper config cut back by the budget to a graph already chosen
             for b, (lo, hi) in BANDS.items():
                 if lo <= g.n_states <= hi and len(chosen[b]) < per_band:
                     chosen[b].append((i, d, m, g.n_states))
@@ -140,6 +142,31 @@ def _pct(x) -> dict[str, float]:
     return {"median": float(np.median(x)), "p90": float(np.percentile(x, 90)), "max": float(x.max())}
 
 
+def scaling(rows: list[dict]) -> dict[str, dict[str, list[float]]]:
+    """The exponent of the states in each phase's cost, ``ms ~ states^alpha`` (log-log least
+    squares over every graph, ``[alpha, its standard error]``): alone (``states``), and with the
+    graph's horizon ``T`` and its draws and edges per state as further regressors
+    (``states_at_shape``). The bands come from different situations, and the larger graphs have
+    longer horizons and more edges a state (deeper open hands), work that a graph of the same
+    shape but more states would not have: the second exponent is the growth in the states
+    alone, ``alpha <= 1`` being no faster than linear."""
+    st = np.array([r["states"] for r in rows], float)
+    shape = [np.log([r["T"] for r in rows]), np.log([(r["draws"] + r["edges"]) / r["states"] for r in rows])]
+    out: dict[str, dict[str, list[float]]] = {}
+    for ph in PHASES + tuple(TOTALS):
+        y = np.log([sum(r[f"{x}_ms"] for x in TOTALS.get(ph, (ph,))) for r in rows])
+        out[ph] = {}
+        for name, cols in (("states", []), ("states_at_shape", shape)):
+            x = np.column_stack([np.ones_like(st), np.log(st), *cols])
+            if len(y) <= x.shape[1]:
+                continue
+            beta = np.linalg.lstsq(x, y, rcond=None)[0]
+            res = y - x @ beta
+            cov = res @ res / (len(y) - x.shape[1]) * np.linalg.inv(x.T @ x)
+            out[ph][name] = [float(beta[1]), float(np.sqrt(cov[1, 1]))]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-band", type=int, default=5, help="graphs per size band (default 5)")
@@ -174,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
             band[ph] = {"ms": _pct(ms), "us_per_state": _pct(1e3 * ms / st),
                         "states_per_s": float(st.sum() / ms.sum() * 1e3)}
         out["bands"][b] = band
+    out["scaling"] = scaling(rows)
     big = [r for r in rows if BANDS[100_000][0] <= r["states"] <= BANDS[100_000][1]]
     if big and not args.no_peak:
         r = big[0]
@@ -196,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     print("states/s (all graphs of a band): " + "; ".join(
         f"{b}: " + ", ".join(f"{ph} {band[ph]['states_per_s'] / 1e6:.2f}M" for ph in PHASES)
         for b, band in out["bands"].items()))
+    print("exponent of the states (ms ~ states^a, +- SE; alone / at a fixed horizon and edges a state): " + "; ".join(
+        f"{ph} " + " / ".join(f"{a:.2f} +- {se:.2f}" for a, se in fit.values()) for ph, fit in out["scaling"].items()))
     if "peak" in out:
         pk = out["peak"]
         print(f"peak memory of a {pk['states']}-state decision: +{pk['peak_rss_delta_mb']:.0f} MB resident "
