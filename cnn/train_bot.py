@@ -187,9 +187,11 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
     init = Path(args.init) / f"{task}.pt" if args.init else None
     if init is not None and init.exists():
         start = load_checkpoint(init, task=task, device=device)
-        if start.config != config:
+        # the act threshold is chosen anew after training: only the net's shape must match
+        if replace(start.config, threshold=config.threshold) != config:
             raise MahjongError(f"{init}: its net config {start.config} differs from {config}")
         net = start
+        net.config = replace(net.config, threshold=config.threshold)
         log(f"{task}: starting from {init}")
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     counts = np.bincount(y[tr], minlength=config.n_classes)
