@@ -436,10 +436,12 @@ class TableModel:
     ron_share: bool = True  # the wins near tenpai as the records say (README, "Calibration")
     projected_deal_in: bool = True  # later deal-ins as the records say (README, "Strength")
     locked_growth: bool = False  # after riichi every later tenpai hand counts (README, "Strength")
+    riichi_decay: bool = False  # a riichi's danger leaves the tiles the others pass
+    ron_given_wait: bool = False  # a tenpai hand rons its waits at its class's share
 
 
 #: The first player's model (every fix off).
-FIRST_TABLE_MODEL = TableModel(False, False, False, False, False, False, False, False, False, False)
+FIRST_TABLE_MODEL = TableModel(*[False] * 12)
 #: Today's summed tenpai chance of the opponents counts as at least this much in
 #: ``lose_growth`` (without ``projected_deal_in``): a guard against dividing by the near-zero
 #: chances of a hand's first turns, which also kept their later deal-ins near zero while the
@@ -474,7 +476,8 @@ def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.nd
 
 
 def _projected_lose_growth(p_wait: np.ndarray, pt_now: np.ndarray, pt_ahead: np.ndarray, T: int,
-                           p_lose: np.ndarray, share: float) -> np.ndarray:
+                           p_lose: np.ndarray, share: float, riichi: np.ndarray | None = None,
+                           keep: float = 1.0) -> np.ndarray:
     """``lose_growth[n]``, ``n = 0..T-1``: the deal-in chance of our discard ``n`` discards
     ahead over today's (1 at ``n = 0``), kept where every ``P_L`` stays <= 0.95 (the riichi
     states share ``p_lose``). Eq. 20 with each opponent's tenpai chance then gives the ratio
@@ -482,12 +485,17 @@ def _projected_lose_growth(p_wait: np.ndarray, pt_now: np.ndarray, pt_ahead: np.
     the opponents, so a table where nobody is near tenpai yet, ``P_T`` about 1e-5, grows to
     the chances of the turns when they are). Only ``share`` of the growth is counted: the
     tenpai hands that give no sign (not in riichi); a riichi declared later is answered at
-    that decision, with its own deal-in chances."""
+    that decision, with its own deal-in chances. The opponents already in riichi
+    (``riichi``, with ``riichi_decay``) keep ``keep ** n`` of their share ``n`` discards
+    ahead: what the others pass meanwhile cannot be ronned."""
     g = np.ones(T)
     w = p_wait.sum(1)
     now = float(pt_now @ w)
     if T > 1 and now > 0:
-        g[1:] = 1.0 + share * ((pt_ahead[1:T] @ w) / now - 1.0)
+        terms = pt_now + share * (pt_ahead[1:T] - pt_now)  # [T - 1, 3]: each opponent's tenpai then
+        if riichi is not None and riichi.any():
+            terms[:, riichi] = pt_now[riichi] * keep ** np.arange(1, T)[:, None]
+        g[1:] = terms @ w / now
     top = float(p_lose.max())
     return np.clip(g, 1e-3, 0.95 / top if top > 0 else np.inf)
 
@@ -512,6 +520,11 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         table = RankTable(rank_model, ctx, estimates.win_class_points, p_other_tsumo)
     p_ron = np.clip(np.asarray(estimates.p_ron, dtype=np.float64), 0.0, 1.0)
     p_lose = np.clip(np.asarray(estimates.p_lose, dtype=np.float64), 0.0, 1.0)
+    rho = np.ones(4)
+    if model.ron_given_wait:
+        rho = np.asarray(hazards.ron_given_wait, dtype=np.float64)
+        p_ron = p_ron * rho[:, None]
+        p_lose = 1.0 - np.prod(1.0 - p_ron, axis=0)
     probs = np.asarray(estimates.win_class_probs, dtype=np.float64)
     ul_j = (probs * table.u_lose_j).sum(1)    # [4] payoff of paying j's win
     uo_j = (probs * table.u_other_j).sum(1)   # [4] payoff of j's win paid by others
@@ -543,11 +556,13 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     plain, riichi_pay = _win_payoffs(state, table, float(hazards.p_ippatsu))
     growth = locked_growth = 1.0
     if model.rising_deal_in and model.projected_deal_in:
-        p_wait, ahead = np.asarray(estimates.p_wait)[opp], hazards.p_tenpai_ahead[:, opp]
-        growth = _projected_lose_growth(p_wait, pt[opp], ahead, T, p_lose, float(hazards.dama_share))
+        p_wait, ahead = np.asarray(estimates.p_wait)[opp] * rho[opp, None], hazards.p_tenpai_ahead[:, opp]
+        decay = dict(riichi=np.array([bool(state.riichi[j]) for j in opp]),
+                     keep=1.0 - float(hazards.riichi_pass)) if model.riichi_decay else {}
+        growth = _projected_lose_growth(p_wait, pt[opp], ahead, T, p_lose, float(hazards.dama_share), **decay)
         # a riichi hand cannot answer a later riichi: every later tenpai hand counts
-        locked_growth = _projected_lose_growth(p_wait, pt[opp], ahead, T, p_lose, 1.0) if model.locked_growth \
-            else growth
+        locked_growth = _projected_lose_growth(p_wait, pt[opp], ahead, T, p_lose, 1.0, **decay) \
+            if model.locked_growth else growth
     elif model.rising_deal_in:
         growth = locked_growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose)
     riichi = None

@@ -18,7 +18,7 @@ import numpy as np
 from regressors.deal_in import WaitHistogram, deal_in_probs
 from regressors.final_rank import FinalRankModel
 from regressors.hand_end import HandEndModel, HorizonModel
-from regressors.hazard import HazardModel
+from regressors.hazard import HazardModel, wait_class
 from regressors.features import hand_end_features, horizon_features
 from regressors.payoffs import WinValueModel
 from regressors.tenpai import TenpaiModel
@@ -76,6 +76,8 @@ class Hazards:
     ron_scale: float            # the others discard our waits at this share of random
     ron_scale_riichi: float     # the same with us in riichi
     dama_share: float           # share of the opponents' tenpai hands not in riichi (no sign given)
+    riichi_pass: float          # share of our kinds a riichi can ron that the others pass in a turn
+    ron_given_wait: np.ndarray  # [4] share of the discards of its waits each seat rons (its class's)
 
 
 class Estimators:
@@ -143,4 +145,5 @@ class Estimators:
         ahead[:, others] = hz.p_tenpai_ahead(w, pt, riichi, open_, q)
         return Hazards(hz.p_other(w, pt, riichi, open_, q, bool(view.riichi[me])),
                        hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end, ahead, hz.p_tsumo,
-                       hz.p_ippatsu, hz.ron_scale, hz.ron_scale_riichi, hz.dama_share)
+                       hz.p_ippatsu, hz.ron_scale, hz.ron_scale_riichi, hz.dama_share, hz.riichi_pass,
+                       np.array([hz.ron_given_wait[wait_class(view, j)] for j in range(4)]))

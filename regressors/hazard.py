@@ -22,6 +22,13 @@ ippatsu). Two ratios say how much less often the others discard a tenpai player'
 than if they threw their tiles at random (its unseen tiles): ``ron_scale`` for a hand not in
 riichi, ``ron_scale_riichi`` for a riichi (the discards of the records' tenpai players' waits
 over the share of those waits among their unseen tiles, summed over the others' discards).
+One rate says how fast a riichi's danger leaves the tiles we hold: ``riichi_pass``, the share
+of the kinds in our hand that a riichi player can still ron which the others discard before
+our next discard with the hand going on (:func:`riichi_pass_rate`; a kind passed after the
+declaration can never be ronned by it, and had it been a wait the hand would have ended).
+And a tenpai hand does not ron every discard of its waits (a wait without a yaku, furiten):
+``ron_given_wait`` is the share ronned, for a riichi, a closed hand not in riichi (dama) and
+an open hand (:func:`ron_given_wait_rates`; Eq. 20's ``P_T P(t is j's wait)`` counts them all).
 """
 from __future__ import annotations
 
@@ -166,6 +173,8 @@ class HazardModel:
         self.ron_scale = 1.0
         self.ron_scale_riichi = 1.0
         self.dama_share = 1.0
+        self.riichi_pass = 0.0
+        self.ron_given_wait = {c: 1.0 for c in WAIT_CLASSES}
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
@@ -214,7 +223,8 @@ class HazardModel:
                           "tenpai_ahead": self.tenpai_ahead.to_dict(),
                           "p_abort": self.p_abort, "p_tsumo": self.p_tsumo, "p_ippatsu": self.p_ippatsu,
                           "ron_scale": self.ron_scale, "ron_scale_riichi": self.ron_scale_riichi,
-                          "dama_share": self.dama_share}, path, KIND)
+                          "dama_share": self.dama_share, "riichi_pass": self.riichi_pass,
+                          "ron_given_wait": self.ron_given_wait}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -230,9 +240,87 @@ class HazardModel:
             m.ron_scale = float(d["ron_scale"])
             m.ron_scale_riichi = float(d["ron_scale_riichi"])
             m.dama_share = float(d["dama_share"])
+            m.riichi_pass = float(d["riichi_pass"])
+            m.ron_given_wait = {c: float(d["ron_given_wait"][c]) for c in WAIT_CLASSES}
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m
+
+
+#: The classes of a tenpai hand for ``ron_given_wait``.
+WAIT_CLASSES = ("riichi", "dama", "open")
+
+
+def wait_class(view, j: int) -> str:
+    """``riichi``, ``open`` (a called meld) or ``dama`` (closed, not in riichi) for seat j."""
+    if view.riichi[j]:
+        return "riichi"
+    return "open" if any(m.type != "ankan" for m in view.melds[j]) else "dama"
+
+
+def ron_given_wait_rates(paths) -> dict[str, float]:
+    """``ron_given_wait``: of the discards of a kind among a tenpai player's waits (its own
+    view: the records show every hand), the share it ronned, by :data:`WAIT_CLASSES` (1.0
+    for a class the records never show)."""
+    from game.records import read_events
+    from game.state import TableState, seat_view
+    from game.tiles import mjai_to_kind
+
+    seen = {c: 0 for c in WAIT_CLASSES}
+    ronned = {c: 0 for c in WAIT_CLASSES}
+    for path in paths:
+        events = read_events(path)
+        views = [TableState(s) for s in range(4)]
+        for i, e in enumerate(events):
+            if e.get("type") == "dahai":
+                a, kind = e["actor"], mjai_to_kind(e["pai"])
+                rons = set()
+                for x in events[i + 1:i + 4]:  # a double ron: two hora events in a row
+                    if x.get("type") != "hora":
+                        break
+                    rons.add(x["actor"])
+                for v in views:
+                    if v.seat != a and kind in v.waits:
+                        c = wait_class(v, v.seat)
+                        seen[c] += 1
+                        ronned[c] += v.seat in rons
+            for s, v in enumerate(views):
+                v.update(seat_view(e, s))
+    return {c: ronned[c] / seen[c] if seen[c] else 1.0 for c in WAIT_CLASSES}
+
+
+def riichi_pass_rate(paths) -> float:
+    """``riichi_pass``: over every seat's discards (not in riichi) facing exactly one riichi,
+    the kinds in that seat's hand the riichi player can still ron (not among
+    ``regressors.features.safe_kinds``) with copies unseen by the seat, the share of them
+    that the others' discards have made safe by the seat's next draw, the hand going on."""
+    from game.records import read_events
+    from game.state import TableState, seat_view
+    from regressors.features import safe_kinds
+
+    held = passed = 0
+    for path in paths:
+        events = read_events(path)
+        for s in range(4):
+            view, pending = TableState(s), None
+            for e in events:
+                view.update(seat_view(e, s))
+                kind = e.get("type")
+                if kind in ("start_kyoku", "hora", "ryukyoku", "end_kyoku"):
+                    pending = None
+                elif kind == "tsumo" and e.get("actor") == s and pending is not None:
+                    j, live = pending
+                    if view.riichi[j]:
+                        held += int(live.sum())
+                        passed += int((live & safe_kinds(view, j)).sum())
+                    pending = None
+                elif kind == "dahai" and e.get("actor") == s and not view.riichi[s]:
+                    threats = [j for j in range(4) if j != s and view.riichi[j]]
+                    if len(threats) == 1:
+                        live = ~safe_kinds(view, threats[0]) & (np.asarray(view.unseen) > 0) \
+                            & (np.asarray(view.hand) > 0)
+                        pending = (threats[0], live)
+    return passed / held if held else 0.0
 
 
 def _ron_ratio(arr: dict, *, riichi: bool) -> float:

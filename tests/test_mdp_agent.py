@@ -8,6 +8,8 @@ riichi with a poor hand, riichi a good early tenpai).
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -569,3 +571,69 @@ def test_projected_deal_in_grows_as_eq20_says_of_the_projected_tenpai(est):
     assert expect.mean() > 0.01
     np.testing.assert_allclose(got, expect, rtol=0.25)
     assert 0.5 < (plain.params.p_lose[held] * plain.params.lose_growth[n]).mean() / expect.mean() < 2.0
+
+
+def test_riichi_decay_takes_the_passed_share_off_a_riichi_each_turn():
+    """``riichi_decay``: a riichi opponent's part of our deal-ins keeps ``keep ** n`` of
+    itself ``n`` discards ahead (the kinds the others pass meanwhile cannot be ronned), the
+    others' parts grow as before; alone at the table, the growth is ``keep ** n`` itself."""
+    from abstractions.situation import _projected_lose_growth
+
+    T, keep, share = 8, 0.95, 0.47
+    p_wait = np.zeros((3, 34))
+    p_wait[0, :9] = 0.1   # the riichi's waits
+    p_wait[1, 9:18] = 0.05
+    p_wait[2, 18:27] = 0.02
+    pt = np.array([1.0, 0.2, 0.05])
+    ahead = np.tile(pt, (T, 1))
+    ahead[:, 1] = np.linspace(0.2, 0.6, T)
+    ahead[:, 2] = np.linspace(0.05, 0.3, T)
+    p_lose = (pt[:, None] * p_wait).sum(0)
+    riichi = np.array([True, False, False])
+    g = _projected_lose_growth(p_wait, pt, ahead, T, p_lose, share, riichi=riichi, keep=keep)
+    w = p_wait.sum(1)
+    for n in range(1, T):
+        others = sum((pt[j] + share * (ahead[n, j] - pt[j])) * w[j] for j in (1, 2))
+        assert g[n] == pytest.approx((keep ** n * w[0] + others) / (pt @ w), rel=1e-12)
+    assert g[0] == 1.0
+    # without the decay the riichi's part stays whole: the switch off is the old growth
+    g1 = _projected_lose_growth(p_wait, pt, ahead, T, p_lose, share)
+    assert np.all(g1[1:] > g[1:])
+    np.testing.assert_allclose(_projected_lose_growth(p_wait, pt, ahead, T, p_lose, share, riichi=riichi, keep=1.0), g1)
+    alone = _projected_lose_growth(p_wait[:1].repeat(3, 0) * [[1], [0], [0]], pt * [1, 0, 0], ahead * [1, 0, 0], T,
+                                   p_lose, share, riichi=riichi, keep=keep)
+    np.testing.assert_allclose(alone, keep ** np.arange(T), rtol=1e-12)
+
+
+def test_riichi_pass_rate_on_real_games():
+    """``riichi_pass``: the others pass a few hundredths of our live kinds a turn (0.042 on
+    the 42 phoenix games; here 6 of them)."""
+    from regressors.hazard import riichi_pass_rate
+
+    phoenix = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))
+    rate = riichi_pass_rate([str(p) for p in phoenix[:6]])
+    assert 0.02 < rate < 0.08
+
+
+def test_ron_given_wait_scales_each_opponents_ron_chances(est):
+    """``ron_given_wait``: P(ron_j(t)) is Eq. 20's ``P^j_T P(t is j's wait)`` times the share
+    of its waits' discards that j's class rons in the records (a riichi nearly all, a dama or
+    open hand about 0.7: waits without a yaku, furiten), and P_L is the chance that any of
+    them rons; the riichi rate stays the largest on the real games."""
+    from abstractions.situation import TableModel, hazard_turns
+    from regressors.hazard import WAIT_CLASSES, ron_given_wait_rates
+
+    phoenix = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))
+    rates = ron_given_wait_rates([str(p) for p in phoenix[:10]])
+    assert set(rates) == set(WAIT_CLASSES) and all(0.5 < r <= 1.0 for r in rates.values())
+    assert rates["riichi"] > max(rates["dama"], rates["open"])
+    ev = events_for("123m 58p 469s 19s CC E", [], last_draw="W")
+    st = agent_at(ev, est).state
+    d = est.decision(st)
+    hz = est.hazards(st, d, hazard_turns(1 + st.tiles_left // 4))
+    rho = np.asarray(hz.ron_given_wait)
+    assert rho[1] == pytest.approx(est.hazard.ron_given_wait["dama"])  # nobody has called or declared
+    sit = situation_of(st, est, model=TableModel(ron_given_wait=True))
+    expect = 1.0 - np.prod(1.0 - rho[:, None] * d.p_tenpai[:, None] * d.p_wait, axis=0)
+    np.testing.assert_allclose(sit.params.p_lose, expect, rtol=1e-9, atol=1e-15)
+    assert np.all(sit.params.p_lose <= situation_of(st, est).params.p_lose + 1e-15)
