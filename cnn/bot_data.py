@@ -117,9 +117,11 @@ def _followed_seats(events: list[dict], seed: int) -> dict[tuple, int]:
 
 
 def add_game(store: SampleArrays, events: list[dict], game: int, *, thesis: bool, seed: int,
-             players: frozenset[str] | None = None) -> None:
+             players: frozenset[str] | None = None, relabel=None) -> None:
     """Append the samples of one game's events to ``store`` (of the seats named in
-    ``players`` only, when one of them is at the table)."""
+    ``players`` only, when one of them is at the table). ``relabel``: a callable that gives
+    each kept decision (``game.decisions.Decision``) the action to learn instead of the
+    recorded one (a teacher's choice at the record's states: DAgger, ``player.relabel``)."""
     from game.decisions import iter_decisions
     from game.records import player_names
 
@@ -140,6 +142,8 @@ def add_game(store: SampleArrays, events: list[dict], game: int, *, thesis: bool
                 continue
             if deltas.get(key, [0] * 4)[dec.seat] < -LOSS_LIMIT:
                 continue
+        if relabel is not None and len(legal) > 1 and not any(a["type"] == "hora" for a in legal):
+            chosen = relabel(dec)
         _add_decision(store, histories[dec.seat], state, legal, chosen, game)
         if thesis and chosen.get("type") == "reach":
             stopped.add(key)  # T§4.3: sampling stops at the followed player's riichi
@@ -175,6 +179,21 @@ def _add_decision(store: SampleArrays, history: SeatHistory, state, legal, chose
             store.add("pon", planes, int(ctype == "pon"), game)
         if "chi" in types:
             store.add("chi", planes, chi_class(chosen) if ctype == "chi" else 0, game)
+
+
+def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One dataset of several (each game numbered after the previous parts' games)."""
+    out: dict[str, list[np.ndarray]] = {}
+    offset = 0
+    for part in parts:
+        top = -1
+        for k, v in part.items():
+            if k.endswith("_game"):
+                top = max(top, int(v.max()) if len(v) else -1)
+                v = v + offset
+            out.setdefault(k, []).append(v)
+        offset += top + 1
+    return {k: np.concatenate(v) for k, v in out.items()}
 
 
 def build_dataset(paths: list[Path], *, thesis: bool = False, seed: int = 0,

@@ -22,13 +22,14 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from cnn.bot_data import TASKS, load_or_build, unpack
+from cnn.bot_data import TASKS, cache_path, load_or_build, merge, unpack
 from cnn.encoders import MODEL_PLANES, channels
 from cnn.features import FEATURE_SETS, task_features
 from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint
 from cnn.splits import split_heldout
 from game.cli import reports_errors
 from game.errors import MahjongError
+from regressors.datasets import read_npz
 
 OFFER_TASKS = ("pon", "chi")  # nets that read the offered-tile plane [PROPOSAL]
 
@@ -334,6 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default=None, help="cuda / cpu (default: cuda when present)")
     ap.add_argument("--dataset", default=None, help="dataset cache (default OUT/dataset.npz)")
+    ap.add_argument("--extra-dataset", action="append", default=None, metavar="NPZ",
+                    help="a further dataset in the same format, added to the records' (e.g. a teacher's "
+                         "labels at the student's states, python -m player.relabel); repeatable")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     ap.add_argument("--mask-loss", action="store_true",
                     help="discard loss over the legal tiles only (deviation: the paper uses all 34)")
@@ -395,6 +399,8 @@ def _run(args) -> int:
     cache = Path(args.dataset) if args.dataset else out / "dataset.npz"
     data = load_or_build(paths, cache, thesis=args.thesis_sampling, seed=args.seed, players=players,
                          progress=not args.quiet)
+    for extra in args.extra_dataset or []:
+        data = merge([data, {k: v for k, v in read_npz(cache_path(extra)).items() if k not in ("key", "meta")}])
     counts = {t: int(len(data[f"{t}_y"])) for t in TASKS}
     log(f"dataset {cache}: {len(paths)} files, samples {counts} ({time.time() - t0:.1f}s), device {device}"
         + (f"; {len(held)} held-out phoenix files left out (cnn.splits)" if held else ""))
