@@ -447,13 +447,17 @@ def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
 
 def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
     """With ``tie_by=cnn``, a far hand's discard is the one cnn-bot (its own agent, fed the
-    same events) takes when offered only the discards valued within ``tie`` of the best; an
-    agent valuing the seat's decisions in order (``value``, as review does) picks the same."""
+    same events, with the player's discard net :data:`TIE_NET`) takes when offered only the
+    discards valued within ``tie`` of the best; an agent valuing the seat's decisions in order
+    (``value``, as review does) picks the same."""
+    from cnn.policy import load_nets
     from player.agents.cnn_bot import CnnBot
+    from player.agents.mdp import TIE_NET
     from search.shanten import shanten
 
     tie = 0.01
     agent, bot = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn"), CnnBot()
+    bot.policy.nets["discard"] = load_nets(TIE_NET, tasks=("discard",))["discard"]
     valuer = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn")
     far, differ = 0, 0
     for d in replay_seat(1, agent, bot):
@@ -637,3 +641,19 @@ def test_ron_given_wait_scales_each_opponents_ron_chances(est):
     expect = 1.0 - np.prod(1.0 - rho[:, None] * d.p_tenpai[:, None] * d.p_wait, axis=0)
     np.testing.assert_allclose(sit.params.p_lose, expect, rtol=1e-9, atol=1e-15)
     assert np.all(sit.params.p_lose <= situation_of(st, est).params.p_lose + 1e-15)
+
+
+def test_the_player_keeps_its_own_tie_net_when_cnn_bot_moves_on():
+    """The near-ties are ordered by the discard net the tie margin was chosen with
+    (``cnn/models/mdp_ties``), not by cnn-bot's shipped one, which has changed since."""
+    import torch
+
+    from cnn.policy import DEFAULT_MODELS, load_nets
+    from player.agents.mdp import TIE_NET
+
+    agent = MdpAgent(tie_by="cnn")
+    own = dict(agent._net.nets["discard"].state_dict())
+    ties = load_nets(TIE_NET, tasks=("discard",))["discard"].state_dict()
+    shipped = load_nets(DEFAULT_MODELS, tasks=("discard",))["discard"].state_dict()
+    assert all(torch.equal(own[k], ties[k]) for k in ties)
+    assert not all(torch.equal(own[k], shipped[k]) for k in shipped)

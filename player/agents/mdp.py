@@ -35,9 +35,9 @@ Greedy player of Sec. V (``specs/kurita_hoki.md`` 2.4, 4.1, 8):
 * **Near-ties at 2-3 shanten** (``tie`` = :data:`TIE`, ``tie_by`` = :data:`TIE_BY`): the
   reduced graphs of far hands leave many discards within a hair of each other (in about half
   of the Method 2 decisions two or more lie within 0.003 expected rank of the best); those
-  within ``tie`` of the best are told apart by cnn-bot's discard net (``cnn/models``: taught
-  by this player's own choices and the phoenix players', so it carries what the small graphs
-  leave out) or, with ``tie_by=efficiency``, by tile efficiency (it agreed more with expert
+  within ``tie`` of the best are told apart by cnn-bot's discard net (:data:`TIE_NET`, the
+  net of session 10: taught by this player's own choices and the phoenix players', so it
+  carries what the small graphs leave out) or, with ``tie_by=efficiency``, by tile efficiency (it agreed more with expert
   players and played worse), from ``tie_shanten`` shanten up; ``tie=0`` is the plain argmax.
   The values stay the MDP's: the net only orders what they cannot tell apart.
 
@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -95,6 +96,11 @@ TIE = 0.003
 TIE_SHANTEN = 2
 #: What orders the near-ties (``tie_by``): cnn-bot's discard net or the efficiency agent's keys.
 TIE_ORDERS = ("cnn", "efficiency")
+#: The folder of the discard net that orders the near-ties and plays ``far_by=cnn``: cnn-bot's
+#: net of session 10, the one ``TIE`` was chosen with. cnn-bot's own net moves on (session 14:
+#: DAgger, ``cnn/README.md``); the player keeps this one, so that a new opponent does not
+#: change the player unmeasured.
+TIE_NET = Path(__file__).resolve().parents[2] / "cnn" / "models" / "mdp_ties"
 TIE_BY = "cnn"
 #: What plays the own-turn discards of hands at :data:`MAX_SHANTEN` or more (``far_by``), out
 #: of the MDP's range: the efficiency agent (its move, folds included) or cnn-bot's discard
@@ -222,7 +228,7 @@ class MdpAgent(Agent):
         if uses_discard_net(self.tie, tie_by, far_by):  # loaded with the agent: a missing file fails here
             from cnn.policy import CnnPolicy, load_nets
 
-            self._net, self._histories = CnnPolicy(load_nets(tasks=("discard",))), {}
+            self._net, self._histories = CnnPolicy(load_nets(TIE_NET, tasks=("discard",))), {}
         if not 3 <= int(d3) <= 6 or int(states2) < 1:
             raise MahjongError(f"d3 must be in 3..6 and states2 >= 1, got {d3}, {states2}")
         self.d3, self.states2 = int(d3), int(states2)
