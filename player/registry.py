@@ -49,17 +49,16 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 
 
 def _mdp_models(opts: dict[str, Any]) -> list[Path]:
-    from player.agents.mdp import FAR_BY, METHOD2, TIE, TIE_BY, uses_discard_net
+    from player.agents.mdp import FAR_BY, METHOD2, TIE, TIE_BY, TIE_NET, uses_discard_net
     from regressors.estimators import DEFAULT_DIR, FILES
     from regressors.scenarios import DEFAULT_PATH
 
     folder = Path(str(opts["est_dir"])) if "est_dir" in opts else DEFAULT_DIR
     files = [folder / fname for fname, _ in FILES.values()]
     if uses_discard_net(opts.get("tie", TIE), opts.get("tie_by", TIE_BY), opts.get("far_by", FAR_BY)):
-        from cnn.policy import DEFAULT_MODELS
         from cnn.features import FEATURE_FILES, FEATURE_MODELS
         # the net that orders near-ties or far discards, and the models of its safety planes
-        files += [DEFAULT_MODELS / "discard.pt", *(FEATURE_MODELS / f for f in FEATURE_FILES)]
+        files += [TIE_NET / "discard.pt", *(FEATURE_MODELS / f for f in FEATURE_FILES)]
     scenarios = Path(str(opts["scenarios_file"])) if "scenarios_file" in opts else DEFAULT_PATH
     return files + [scenarios] if opts.get("method2", METHOD2) else files
 
