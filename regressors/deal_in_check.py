@@ -7,7 +7,7 @@ riichi, Eq. 20's ``P_L`` of the discarded kind (``Estimators.decision``) is summ
 the discards that were ronned, by how many opponents were in riichi then (0, 1, 2+); and at
 every deal-in the win-value estimate of the hand that ronned (``win_value``, its expected
 points) against the points paid. ``P_L`` counts every discard of a tenpai hand's wait as a
-ron; ``regressors.hazard.ron_given_wait_rates`` says how many the records' hands really ron.
+ron; ``regressors.hazard.replay_rates`` says how many the records' hands really ron.
 """
 from __future__ import annotations
 

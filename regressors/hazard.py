@@ -24,11 +24,11 @@ riichi, ``ron_scale_riichi`` for a riichi (the discards of the records' tenpai p
 over the share of those waits among their unseen tiles, summed over the others' discards).
 One rate says how fast a riichi's danger leaves the tiles we hold: ``riichi_pass``, the share
 of the kinds in our hand that a riichi player can still ron which the others discard before
-our next discard with the hand going on (:func:`riichi_pass_rate`; a kind passed after the
+our next discard with the hand going on (:func:`replay_rates`; a kind passed after the
 declaration can never be ronned by it, and had it been a wait the hand would have ended).
 And a tenpai hand does not ron every discard of its waits (a wait without a yaku, furiten):
 ``ron_given_wait`` is the share ronned, for a riichi, a closed hand not in riichi (dama) and
-an open hand (:func:`ron_given_wait_rates`; Eq. 20's ``P_T P(t is j's wait)`` counts them all).
+an open hand (:func:`replay_rates`; Eq. 20's ``P_T P(t is j's wait)`` counts them all).
 """
 from __future__ import annotations
 
@@ -258,69 +258,61 @@ def wait_class(view, j: int) -> str:
     return "open" if any(m.type != "ankan" for m in view.melds[j]) else "dama"
 
 
-def ron_given_wait_rates(paths) -> dict[str, float]:
-    """``ron_given_wait``: of the discards of a kind among a tenpai player's waits (its own
-    view: the records show every hand), the share it ronned, by :data:`WAIT_CLASSES` (1.0
-    for a class the records never show)."""
+def replay_rates(paths) -> tuple[float, dict[str, float]]:
+    """``(riichi_pass, ron_given_wait)`` from one replay of the records, every seat's view:
+
+    * ``riichi_pass``: over every seat's discards (not in riichi) facing exactly one riichi,
+      the kinds in that seat's hand the riichi player can still ron (not among
+      ``regressors.features.safe_kinds``) with copies unseen by the seat, the share of them
+      that the others' discards have made safe by the seat's next draw, the hand going on
+      (0.0 where the records hold none);
+    * ``ron_given_wait``: of the discards of a kind among a tenpai player's waits (its own
+      view: the records show every hand), the share it ronned, by :data:`WAIT_CLASSES` (1.0
+      for a class the records never show)."""
     from game.records import read_events
     from game.state import TableState, seat_view
     from game.tiles import mjai_to_kind
+    from regressors.features import safe_kinds
 
+    held = passed = 0
     seen = {c: 0 for c in WAIT_CLASSES}
     ronned = {c: 0 for c in WAIT_CLASSES}
     for path in paths:
         events = read_events(path)
         views = [TableState(s) for s in range(4)]
+        pending: list[tuple | None] = [None] * 4  # each seat's (riichi player, live kinds) after its discard
         for i, e in enumerate(events):
-            if e.get("type") == "dahai":
-                a, kind = e["actor"], mjai_to_kind(e["pai"])
+            kind = e.get("type")
+            if kind == "dahai":
+                a, tile = e["actor"], mjai_to_kind(e["pai"])
                 rons = set()
                 for x in events[i + 1:i + 4]:  # a double ron: two hora events in a row
                     if x.get("type") != "hora":
                         break
                     rons.add(x["actor"])
                 for v in views:
-                    if v.seat != a and kind in v.waits:
+                    if v.seat != a and tile in v.waits:
                         c = wait_class(v, v.seat)
                         seen[c] += 1
                         ronned[c] += v.seat in rons
-            for s, v in enumerate(views):
-                v.update(seat_view(e, s))
-    return {c: ronned[c] / seen[c] if seen[c] else 1.0 for c in WAIT_CLASSES}
-
-
-def riichi_pass_rate(paths) -> float:
-    """``riichi_pass``: over every seat's discards (not in riichi) facing exactly one riichi,
-    the kinds in that seat's hand the riichi player can still ron (not among
-    ``regressors.features.safe_kinds``) with copies unseen by the seat, the share of them
-    that the others' discards have made safe by the seat's next draw, the hand going on."""
-    from game.records import read_events
-    from game.state import TableState, seat_view
-    from regressors.features import safe_kinds
-
-    held = passed = 0
-    for path in paths:
-        events = read_events(path)
-        for s in range(4):
-            view, pending = TableState(s), None
-            for e in events:
+            for s, view in enumerate(views):
                 view.update(seat_view(e, s))
-                kind = e.get("type")
                 if kind in ("start_kyoku", "hora", "ryukyoku", "end_kyoku"):
-                    pending = None
-                elif kind == "tsumo" and e.get("actor") == s and pending is not None:
-                    j, live = pending
+                    pending[s] = None
+                elif kind == "tsumo" and e.get("actor") == s and pending[s] is not None:
+                    j, live = pending[s]
                     if view.riichi[j]:
                         held += int(live.sum())
                         passed += int((live & safe_kinds(view, j)).sum())
-                    pending = None
+                    pending[s] = None
                 elif kind == "dahai" and e.get("actor") == s and not view.riichi[s]:
                     threats = [j for j in range(4) if j != s and view.riichi[j]]
                     if len(threats) == 1:
                         live = ~safe_kinds(view, threats[0]) & (np.asarray(view.unseen) > 0) \
                             & (np.asarray(view.hand) > 0)
-                        pending = (threats[0], live)
-    return passed / held if held else 0.0
+                        pending[s] = (threats[0], live)
+    return (passed / held if held else 0.0,
+            {c: ronned[c] / seen[c] if seen[c] else 1.0 for c in WAIT_CLASSES})
 
 
 def _ron_ratio(arr: dict, *, riichi: bool) -> float:

@@ -20,7 +20,7 @@ from regressors.deal_in import WaitHistogram
 from regressors.estimators import Estimators
 from regressors.final_rank import FinalRankModel
 from regressors.hand_end import HandEndModel, HorizonModel, dataset_context
-from regressors.hazard import HazardModel, riichi_pass_rate, ron_given_wait_rates
+from regressors.hazard import HazardModel, replay_rates
 from regressors.payoffs import WinValueModel
 from regressors.tenpai import TenpaiModel
 
@@ -45,8 +45,7 @@ def fit_all(ds: Dataset) -> Estimators:
     if len(a["win_cls"]):
         win.fit(a["win_x"], a["win_cls"].astype(int), a["win_points"], a["win_dealer"])
     hazard = HazardModel().fit(a, pt)
-    hazard.riichi_pass = riichi_pass_rate(ds.files)  # replays of the records, not dataset rows
-    hazard.ron_given_wait = ron_given_wait_rates(ds.files)
+    hazard.riichi_pass, hazard.ron_given_wait = replay_rates(ds.files)  # a replay of the records, not dataset rows
     return Estimators({"final_rank": rank, "tenpai": tenpai, "wait_histogram": hist,
                        "hand_end": end, "horizon": horizon, "win_value": win, "hazard": hazard})
 

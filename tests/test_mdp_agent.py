@@ -612,10 +612,10 @@ def test_riichi_decay_takes_the_passed_share_off_a_riichi_each_turn():
 def test_riichi_pass_rate_on_real_games():
     """``riichi_pass``: the others pass a few hundredths of our live kinds a turn (0.042 on
     the 42 phoenix games; here 6 of them)."""
-    from regressors.hazard import riichi_pass_rate
+    from regressors.hazard import replay_rates
 
     phoenix = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))
-    rate = riichi_pass_rate([str(p) for p in phoenix[:6]])
+    rate = replay_rates([str(p) for p in phoenix[:6]])[0]
     assert 0.02 < rate < 0.08
 
 
@@ -625,10 +625,10 @@ def test_ron_given_wait_scales_each_opponents_ron_chances(est):
     open hand about 0.7: waits without a yaku, furiten), and P_L is the chance that any of
     them rons; the riichi rate stays the largest on the real games."""
     from abstractions.situation import TableModel, hazard_turns
-    from regressors.hazard import WAIT_CLASSES, ron_given_wait_rates
+    from regressors.hazard import WAIT_CLASSES, replay_rates
 
     phoenix = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))
-    rates = ron_given_wait_rates([str(p) for p in phoenix[:10]])
+    rates = replay_rates([str(p) for p in phoenix[:10]])[1]
     assert set(rates) == set(WAIT_CLASSES) and all(0.5 < r <= 1.0 for r in rates.values())
     assert rates["riichi"] > max(rates["dama"], rates["open"])
     ev = events_for("123m 58p 469s 19s CC E", [], last_draw="W")
