@@ -31,6 +31,7 @@ import numpy as np
 
 from game.cli import reports_errors
 from game.errors import MahjongError
+from player.agents.base import Agent
 
 
 def same_choice(choice: dict, chosen: dict) -> bool:
@@ -51,31 +52,49 @@ def _safe(choice: dict, safe: np.ndarray) -> bool:
     return choice["type"] == "dahai" and bool(safe[mjai_to_kind(choice["pai"])])
 
 
+class SeatAgents:
+    """Agents that follow a record, each fed the events as its seat saw them (one agent a
+    seat, started at construction): :meth:`feed` brings the seat's agent up to a decision
+    (``game.decisions.Decision``), :meth:`act` feeds it and asks for its choice."""
+
+    def __init__(self, events: list[dict], agents: dict[int, Agent]):
+        self.events, self.agents = events, agents
+        self.fed = {s: 0 for s in agents}
+        for s, a in agents.items():
+            a.start_game(s)
+
+    def feed(self, dec) -> None:
+        from game.state import seat_view
+
+        s = dec.seat
+        for e in self.events[self.fed[s]:dec.index + 1]:
+            self.agents[s].observe(seat_view(e, s))
+        self.fed[s] = dec.index + 1
+
+    def act(self, dec) -> dict:
+        self.feed(dec)
+        return self.agents[dec.seat].act(dec.legal)
+
+
 def file_agreement(task: tuple[str, str, int]) -> list[tuple]:
     """``(kind, shanten, agreed)`` for the decisions of one record (one worker task);
     kind is ``own``, ``riichi`` (the riichi-or-not of an own turn where riichi is legal) or
     ``call``, shanten -1 for calls; and for own turns facing a riichi a row
     ``("facing", shanten, agreed, recorded safe, agent's safe)``."""
     from game.decisions import iter_decisions, recorded_index
-    from regressors.features import safe_kinds
     from game.records import read_events
-    from game.state import seat_view
     from player.registry import make_agent
+    from regressors.features import safe_kinds
     from search.shanten import shanten
 
     path, spec, every = task
     events = read_events(path)
-    agents = [make_agent(spec, seed=s) for s in range(4)]
-    for s, a in enumerate(agents):
-        a.start_game(s)
-    fed = [0] * 4
+    seats = SeatAgents(events, {s: make_agent(spec, seed=s) for s in range(4)})
     out: list[tuple] = []
     k = 0
     for d in iter_decisions(events):
         s = d.seat
-        for e in events[fed[s]:d.index + 1]:
-            agents[s].observe(seat_view(e, s))
-        fed[s] = d.index + 1
+        seats.feed(d)
         if len(d.legal) < 2 or recorded_index(d.legal, d.chosen) is None:
             continue
         own = any(a["type"] in ("dahai", "reach") for a in d.legal)
@@ -87,7 +106,7 @@ def file_agreement(task: tuple[str, str, int]) -> list[tuple]:
         k += 1
         if (k - 1) % every:
             continue
-        choice = agents[s].act(d.legal)
+        choice = seats.act(d)
         sh = int(shanten(np.asarray(d.state.hand, np.uint8))) if own else -1
         out.append(("own" if own else "call", sh, same_choice(choice, d.chosen)))
         threats = [j for j in range(4) if j != s and d.state.riichi[j]]

@@ -31,29 +31,18 @@ def file_samples(task: tuple[str, str, str, int]) -> dict[str, np.ndarray]:
     teacher spec, game number)``."""
     from cnn.bot_data import SampleArrays, add_game
     from game.records import player_names, read_events
-    from game.state import seat_view
+    from player.agreement import SeatAgents
     from player.registry import make_agent
 
     path, name, teacher, game = task
     events = read_events(path)
     names = player_names(events)
     seats = [s for s in range(4) if names[s] == name]
-    agents = {s: make_agent(teacher, seed=s) for s in seats}
-    fed = {s: 0 for s in seats}
-    for s, a in agents.items():
-        a.start_game(s)
-
-    def answer(dec) -> dict:
-        s = dec.seat
-        for e in events[fed[s]:dec.index + 1]:
-            agents[s].observe(seat_view(e, s))
-        fed[s] = dec.index + 1
-        return agents[s].act(dec.legal)
-
+    teachers = SeatAgents(events, {s: make_agent(teacher, seed=s) for s in seats})
     store = SampleArrays()
     if not seats:  # add_game would take a game without the named seats whole (real players)
         return store.arrays()
-    add_game(store, events, game, thesis=False, seed=0, players=frozenset([name]), relabel=answer)
+    add_game(store, events, game, thesis=False, seed=0, players=frozenset([name]), relabel=teachers.act)
     return store.arrays()
 
 
