@@ -72,6 +72,29 @@ class RiichiParams:
 
 
 @dataclass
+class LaterRiichi:
+    """An opponent's riichi as a chance event of the hand in progress (``TableModel.later_riichi``).
+
+    ``q[n]``, ``n = 0..T-1``: the chance that an opponent declares riichi in the interval after
+    *i*'s ``n``-th discard, none having declared since the root; ``params``: the world after
+    it (its deal-in chances, hazards and washouts; no further event), solved over the same
+    graph and horizon. Without it a later riichi costs nothing: the growth of the deal-ins
+    counts only the tenpai hands that give no sign.
+    """
+
+    q: np.ndarray
+    params: "MDPParams"
+
+    def checked(self, T: int) -> "LaterRiichi":
+        q = _vec(self.q, T, "later_riichi.q")
+        if ((q < 0) | (q > 1)).any():
+            raise MahjongError("later_riichi.q must lie in [0, 1]")
+        if not isinstance(self.params, MDPParams) or int(self.params.T) != T or self.params.later_riichi is not None:
+            raise MahjongError("later_riichi.params must be MDPParams of the same horizon without a later riichi")
+        return LaterRiichi(q=q, params=self.params)
+
+
+@dataclass
 class MDPParams:
     """Inputs of PSM / FSM / WSM / TSM.
 
@@ -134,6 +157,9 @@ class MDPParams:
     yaku : bool
         A full-size open hand (13 tiles with its melds) wins only with a yaku (scorer check,
         spec A14): its win payoffs become NaN (no win) without one.
+    later_riichi : LaterRiichi, optional
+        An opponent's later riichi as a chance event between *i*'s turns (PSM only); None:
+        none modelled.
     """
 
     T: int
@@ -162,6 +188,7 @@ class MDPParams:
     seat_wind: int = 0
     round_wind: int = 0
     yaku: bool = True
+    later_riichi: LaterRiichi | None = None
 
     def checked(self, unseen: np.ndarray) -> "MDPParams":
         """A copy with every array at its full shape and dtype; raises ``MahjongError``."""
@@ -205,7 +232,8 @@ class MDPParams:
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
                          p_chi=float(self.p_chi), discards_per_turn=int(self.discards_per_turn),
-                         seat_wind=int(self.seat_wind), round_wind=int(self.round_wind), yaku=bool(self.yaku))
+                         seat_wind=int(self.seat_wind), round_wind=int(self.round_wind), yaku=bool(self.yaku),
+                         later_riichi=None if self.later_riichi is None else self.later_riichi.checked(T))
 
 
 def _scale(x, name: str) -> float:

@@ -6,8 +6,9 @@ per-turn draw probability. The third state type's ``a_stop`` is folding with the
 (spec 9.2 A1; ``params.fold=False`` turns it off). At an opponent's discard the hand may also
 TAKE (pon, chi) into the graph's open states and discard (Eq. 10; ``params.calls``), and after
 a draw a closed hand may declare riichi with a discard into a tenpai hand, entering its locked
-twin (Sec. VI-E, spec A11; ``params.riichi``). Solved exactly by retrograde analysis over the
-reduced hand graph.
+twin (Sec. VI-E, spec A11; ``params.riichi``). With ``params.later_riichi`` an opponent's riichi
+comes between our turns as a chance event into a second PSM over the same graph, the world
+facing it (solved first). Solved exactly by retrograde analysis over the reduced hand graph.
 """
 from __future__ import annotations
 
@@ -41,4 +42,8 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
         v_stop = fsm_stop_values(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end, p.T, growth,
                                  kmax=turns_read(graph, p.T) if root_only else None,
                                  locked=graph.riichi if graph.n_twins else None)
-    return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track, root_only=root_only)
+    event = None
+    if p.later_riichi is not None:
+        after = solve_psm(graph, p.later_riichi.params, drawn=drawn, riichi=riichi, track=False, root_only=root_only)
+        event = (p.later_riichi.q, after.VF)
+    return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track, root_only=root_only, event=event)

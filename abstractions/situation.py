@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, replace
 import numba
 import numpy as np
 
-from abstractions.params import MDPParams, RiichiParams
+from abstractions.params import LaterRiichi, MDPParams, RiichiParams
 from game.errors import MahjongError
 from game.tiles import dora_from_indicator
 from search.scorer import F_POINTS, expected_score_nb, score_nb
@@ -419,6 +419,10 @@ class TableModel:
     ``projected_deal_in``): the locked states after our riichi (and a decision already in
     riichi) grow their deal-ins with every later tenpai hand, the riichi ones too, since a
     riichi hand cannot answer them (else with the dama share, as a free hand).
+    ``later_riichi`` (with ``projected_deal_in``): the riichi share of the opponents' later
+    tenpai hands comes as a chance event between our turns, into a world facing the riichi
+    (:func:`later_riichi`; else it is answered free of cost, a fold that PSM never pays for;
+    the ending probabilities do not follow the event).
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -438,10 +442,11 @@ class TableModel:
     locked_growth: bool = False  # after riichi every later tenpai hand counts (README, "Strength")
     riichi_decay: bool = False  # a riichi's danger leaves the tiles the others pass
     ron_given_wait: bool = False  # a tenpai hand rons its waits at its class's share
+    later_riichi: bool = False  # an opponent's later riichi as a chance event (PSM)
 
 
 #: The first player's model (every fix off).
-FIRST_TABLE_MODEL = TableModel(*[False] * 12)
+FIRST_TABLE_MODEL = TableModel(*[False] * len(TableModel.__dataclass_fields__))
 #: Today's summed tenpai chance of the opponents counts as at least this much in
 #: ``lose_growth`` (without ``projected_deal_in``): a guard against dividing by the near-zero
 #: chances of a hand's first turns, which also kept their later deal-ins near zero while the
@@ -584,8 +589,73 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
                        fsm_p=fsm_p, fold_growth=model.rising_fold, riichi=riichi, calls=True,
                        discards_per_turn=3 if model.three_discards else 1,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)
+    if model.later_riichi and model.rising_deal_in and model.projected_deal_in and model.hazard:
+        params.later_riichi = later_riichi(params, hazards, estimates, table, me, pt_end, u_other_j=uo_j, wt=wt)
     return Situation(params=params, table=table, estimates=estimates, t_max=t_max, payoff=plain,
                      root_melds=root_melds(state), p_ippatsu=float(hazards.p_ippatsu))
+
+
+def riichi_arrivals(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, dama_share: float,
+                    can: np.ndarray) -> np.ndarray:
+    """(T, 3): each opponent's chance of declaring riichi in the interval after our ``n``-th
+    discard, none declared yet: the rise of its projected tenpai chance from our ``n``-th
+    discard to the next (``pt_ahead[n]``, ``n >= 1``; ``pt_now`` at ``n = 0``), the share that
+    declares (``1 - dama_share``), over the chance it has not declared by then; 0 for those
+    that cannot (open, or in riichi already)."""
+    P = np.vstack([pt_now[None], pt_ahead[1:T + 1]])
+    d = 1.0 - float(dama_share)
+    rise = d * np.clip(np.diff(P, axis=0), 0.0, None)
+    return np.clip(rise / np.maximum(1.0 - d * P[:-1], 1e-6), 0.0, 1.0) * np.asarray(can, float)
+
+
+def later_riichi(params: MDPParams, hazards, estimates, table: RankTable, me: int, pt_end: np.ndarray, *,
+                 u_other_j: np.ndarray, wt: np.ndarray) -> LaterRiichi | None:
+    """An opponent's later riichi as a chance event (``TableModel.later_riichi``).
+
+    ``q[n] = 1 - prod_j (1 - r_j[n])`` with :func:`riichi_arrivals`; the world after it is the
+    decision's with a riichi by ``j`` in the share ``w_j`` of its arrivals: its discards deal in
+    also at ``p_wait[j, t]`` (tenpai for sure, Eq. 20) paid ``U_L`` of j's riichi win (the
+    win-value model's classes with j in riichi), its other-win
+    hazard, washouts and ``U_O`` those of a table with j in riichi, and the deal-in chances no
+    longer grow (the riichi's danger stands from the start). None when no opponent can declare.
+    """
+    T = params.T
+    opp = [(me + k) % 4 for k in (1, 2, 3)]
+    pt = np.clip(np.asarray(estimates.p_tenpai, dtype=np.float64), 0.0, 1.0)
+    r = riichi_arrivals(pt[opp], np.asarray(hazards.p_tenpai_ahead)[:, opp], T, float(hazards.dama_share),
+                        np.asarray(hazards.can_riichi)[opp])
+    total = r.sum(0)
+    if total.sum() <= 0:
+        return None
+    w = total / total.sum()                                   # [3] who declares
+    q = 1.0 - np.prod(1.0 - r, axis=1)
+    a = params.p_lose
+    pw = np.asarray(estimates.p_wait, dtype=np.float64)[opp]  # [3, 34]
+    b = w @ pw
+    p_lose = a + b - a * b
+    # paying j's win with j in riichi (its point classes then)
+    ul_j = (np.asarray(estimates.win_class_probs_riichi, dtype=np.float64) * table.u_lose_j).sum(1)
+    ul_riichi = np.where(b > 0, (w[:, None] * pw * ul_j[opp, None]).sum(0) / np.where(b > 0, b, 1.0), 0.0)
+    u_lose = np.where(p_lose > 0, (a * params.u_lose + (1 - a) * b * ul_riichi) / np.where(p_lose > 0, p_lose, 1.0),
+                      params.u_lose)
+    facing = np.asarray(hazards.p_other_facing)[opp, :T + 1]
+    facing_riichi = np.asarray(hazards.p_other_facing_riichi)[opp, :T + 1]
+    p_other = np.clip(w @ facing, 0.0, 0.95)
+    washouts = []
+    for j in opp:
+        pe = np.array(pt_end, dtype=np.float64)
+        pe[j] = 1.0
+        washouts.append((table.washout(pe, True), table.washout(pe, False)))
+    u_tw, u_nw = w @ np.array(washouts)
+    wt_after = wt + w
+    u_other = float((wt_after * u_other_j[opp]).sum() / wt_after.sum())
+    riichi = params.riichi
+    if riichi is not None:
+        riichi = replace(riichi, p_other=np.clip(w @ facing_riichi, 0.0, 0.95), lose_growth=1.0)
+    after = replace(params, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, u_tw=float(u_tw),
+                    u_nw=float(u_nw), lose_growth=1.0, fsm_p=float(np.mean(p_other[1:])) if T > 1 else float(p_other[-1]),
+                    riichi=riichi, later_riichi=None)
+    return LaterRiichi(q=q, params=after)
 
 
 def after_kan(sit: Situation, state) -> Situation:
@@ -604,13 +674,20 @@ def after_kan(sit: Situation, state) -> Situation:
     in_riichi = bool(state.riichi[state.seat])
     plain, riichi_pay = _win_payoffs(state, sit.table, 0.0 if in_riichi else sit.p_ippatsu, new_dora=1)
     T = max(1, min(int(p.T), 1 + max(0, int(state.tiles_left) - 1) // 4))
-    riichi = None
-    if p.riichi is not None and can_declare_riichi(state):
-        riichi = replace(p.riichi, payoff=riichi_pay, p_other=_first(p.riichi.p_other, T + 1),
-                         lose_growth=_first(p.riichi.lose_growth, T))
-    params = replace(p, T=T, p_other=_first(p.p_other, T + 1), lose_growth=_first(p.lose_growth, T),
-                     p_end=_first(p.p_end, T), payoff=riichi_pay if in_riichi else plain, riichi=riichi)
-    return replace(sit, params=params, payoff=plain, root_melds=root_melds(state))
+    declare = can_declare_riichi(state)
+
+    def cut(q: MDPParams) -> MDPParams:
+        riichi = None
+        if q.riichi is not None and declare:
+            riichi = replace(q.riichi, payoff=riichi_pay, p_other=_first(q.riichi.p_other, T + 1),
+                             lose_growth=_first(q.riichi.lose_growth, T))
+        later = q.later_riichi
+        if later is not None:
+            later = LaterRiichi(q=_first(later.q, T), params=cut(later.params))
+        return replace(q, T=T, p_other=_first(q.p_other, T + 1), lose_growth=_first(q.lose_growth, T),
+                       p_end=_first(q.p_end, T), payoff=riichi_pay if in_riichi else plain, riichi=riichi,
+                       later_riichi=later)
+    return replace(sit, params=cut(p), payoff=plain, root_melds=root_melds(state))
 
 
 def _first(x, n: int):

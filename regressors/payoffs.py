@@ -50,6 +50,13 @@ class WinValueModel:
         p = self.predict_proba(win_value_features(view, j)[None])[0]
         return p, self.class_points(j == view.dealer)
 
+    def value_in_riichi(self, view, j: int) -> np.ndarray:
+        """The class probabilities of seat ``j``'s win were it in riichi now (the world after
+        a later riichi, ``abstractions.situation.later_riichi``)."""
+        x = win_value_features(view, j)
+        x[WIN_VALUE_FEATURES.index("riichi")] = 1.0
+        return self.predict_proba(x[None])[0]
+
     def expected_points(self, view, j: int) -> float:
         p, pts = self.value(view, j)
         return float(p @ pts)

@@ -312,7 +312,8 @@ def _choose(base, r, vp, gp, vc, gc, cw):
 def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb,
                  win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
-                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, run_lo, run_hi, VF, ED, stops):
+                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, run_lo, run_hi, VF, ED, stops,
+                 q_event, v_event, allow_event):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
     Each turn first takes Eq. 7's best discard once per after-draw hand ``H``
@@ -339,7 +340,10 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
     ``run_lo[r] <= h < run_hi[k, r]``, each run in one pass over its members (a loop per
     group mispredicts its end at most groups, of 1-3 members: 1.7x the time); a group that no
     solved state reads (locked ones with ``skip_locked``, past ``kmax``) may be taken, and is
-    never read.
+    never read. With ``allow_event``, in the interval after ``n`` discards an event (an
+    opponent's riichi) comes with chance ``q_event[n]``, after which the state is worth
+    ``v_event`` (flat like ``v_stop``: the value of the world after the event) instead of
+    its continuation; the fold is chosen over the mixed value.
     """
     n = tenpai.shape[0]
     VH = np.empty(nh)
@@ -464,6 +468,8 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
             pe = p_end[c, nn]
             uw = u_tw[c] if tenpai[s] else u_nw[c]
             cont = po * u_other[c] + (1.0 - po) * (pe * uw + (1.0 - pe) * vr)
+            if allow_event:
+                cont += q_event[nn] * (v_event[bc + s] - cont)
             if allow_stop and v_stop[bc + s] > cont:
                 VF[bc + s] = v_stop[bc + s]
                 if track:
@@ -863,7 +869,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
           riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None,
-          discards_per_turn: int = 1, ron_scale: float = 1.0, root_only: bool = False):
+          discards_per_turn: int = 1, ron_scale: float = 1.0, root_only: bool = False,
+          q_event: np.ndarray | None = None, v_event: np.ndarray | None = None):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
 
     Per-turn arrays are indexed by ``n``, the discards made since the root: ``p_end`` by
@@ -887,7 +894,10 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     policy (:func:`policy_marks`, :func:`endings_kernel`), and given for the pairs the root's
     actions read: a ``3k+2`` root's discard states and twins at ``k = T-1``, a ``3k+1``
     root (state 0) at ``T`` and its calls' states at ``T-1``; other rows are 0 or meaningless
-    (``T <= MAX_T``).
+    (``T <= MAX_T``). ``q_event`` (T numbers) and ``v_event`` (n, T+1, the ``VF`` of the
+    world after the event, solved for the same pairs) add a chance event between our turns
+    (:func:`solve_kernel`); the endings then do not follow it (they are the world's without
+    the event, under the policy that counts it).
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
@@ -900,6 +910,16 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     # turn-major, as fsm_stop_values gives it (then no copy)
     v_stop = np.zeros((1, 1)) if v_stop is None else np.ascontiguousarray(np.asarray(v_stop, np.float64).T)
     g_lose = np.ones(T) if g_lose is None else np.ascontiguousarray(g_lose, dtype=np.float64)
+    allow_event = q_event is not None
+    if allow_event:
+        q_event = np.ascontiguousarray(q_event, dtype=np.float64)
+        if q_event.shape != (T,) or ((q_event < 0) | (q_event > 1)).any():
+            raise ValueError(f"q_event must hold T = {T} numbers in [0, 1], got {q_event!r}")
+        if np.shape(v_event) != (n, T + 1):
+            raise ValueError(f"v_event must have shape {(n, T + 1)}, got {np.shape(v_event)}")
+        v_event = np.ascontiguousarray(np.asarray(v_event, np.float64).T).reshape(-1)
+    else:
+        q_event, v_event = np.zeros(1), np.zeros(1)
     base = dict(p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end, u_tw=u_tw,
                 u_nw=u_nw, p_disc=p_disc, ron_scale=ron_scale, g_lose=g_lose)
     lk = base if riichi is None else {**base, **riichi}
@@ -962,7 +982,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                  graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                  call_g0, node_chi, int(T), *f64, ron_ok, u_tsumo, u_ron, v_stop.reshape(-1), bool(allow_win),
                  bool(allow_stop), bool(tsumo_forced), bool(track), kmax, run_lo, run_hi, VF.reshape(-1), ED.reshape(-1),
-                 stops)
+                 stops, q_event, v_event, allow_event)
     if track:
         # values first, then the endings of the pairs that the root's actions reach under the
         # now fixed policy (one member per group: a fraction of the pairs the values need)

@@ -6,6 +6,7 @@ reduced hand graph, and by a plainly written recursive expectimax over the same 
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 import riichienv
 
 from abstractions import MDPParams, fsm_closed_form, fsm_dp, fsm_stop_values, solve_psm, solve_tsm, solve_wsm
+from abstractions.params import LaterRiichi
 from game.errors import MahjongError
 from game.tiles import hand_counts
 from search.hand_graph import build_graph
@@ -32,9 +34,11 @@ def _payoff(h14, tiles, tsumo):
 class Brute:
     """Eqs. 6-10 written out recursively over hands as tuples (no graph, no arrays)."""
 
-    def __init__(self, h0, unseen, p: MDPParams, members=None, allow_win=True, fold=True, locked=False):
+    def __init__(self, h0, unseen, p: MDPParams, members=None, allow_win=True, fold=True, locked=False,
+                 event=None):
         self.h0, self.r0, self.p = np.asarray(h0, int), np.asarray(unseen, int), p.checked(unseen)
         self.members, self.allow_win, self.fold, self.locked = members, allow_win, fold, locked
+        self.event = event  # (q, the Brute of the world after the event)
         self.VF = lru_cache(maxsize=None)(self._vf)
         self.ED = lru_cache(maxsize=None)(self._ed)
 
@@ -65,6 +69,9 @@ class Brute:
                 w = p.p_disc[u] * (p.ron_scale if len(opts) > 1 else 1.0)  # a wait is discarded less
                 vr += w * (max(opts) - ed)
         cont = p.p_other[n] * p.u_other + (1 - p.p_other[n]) * (p.p_end[n] * self.uw(h) + (1 - p.p_end[n]) * vr)
+        if self.event is not None:
+            q, after = self.event
+            cont = (1 - q[n]) * cont + q[n] * after.VF(h, n)
         if self.fold:
             # the FSM order (Eq. 12), played from turn n with the deal-in chances of its turns
             order = fsm_closed_form(np.array(h), p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other,
@@ -170,6 +177,36 @@ def test_psm_equals_brute_force(case, fold, furiten, fold_growth):
         key = tuple(int(x) for x in g.hands[s])
         for k in range(1, T + 1):
             assert res.VF[s, k] == pytest.approx(bf.VF(key, T - k), abs=1e-12)
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_psm_with_a_later_riichi_equals_brute_force(case):
+    """An opponent's later riichi as a chance event (``later_riichi``): each turn with chance
+    ``q[n]`` the hand goes on in a world of other deal-in chances, payoffs and hazards (solved
+    first over the same graph), written out against the recursion."""
+    h, unseen, g, members, p = _setup(*CASES[case], seed=40 + case)
+    rng = np.random.default_rng(50 + case)
+    after = _params(rng, p.T, np.array([0, 1, 2]))
+    after.p_lose = np.minimum(p.p_lose + rng.uniform(0, 0.2, 34), 0.39)  # within the growth's bound
+    q = rng.uniform(0.05, 0.6, p.T)
+    p.later_riichi = LaterRiichi(q=q, params=after)
+    res = solve_psm(g, p)
+    bf = Brute(h, unseen, p, members=members, event=(q, Brute(h, unseen, after, members=members)))
+    if h.sum() % 3 == 2:
+        for t, v in res.discards.items():
+            assert v == pytest.approx(bf.root_discard(t), abs=1e-12)
+    else:
+        key = tuple(int(x) for x in h)
+        assert res.stay == pytest.approx(bf.VF(key, 0), abs=1e-12)
+    for s in range(g.n_states):
+        key = tuple(int(x) for x in g.hands[s])
+        for k in range(1, p.T + 1):
+            assert res.VF[s, k] == pytest.approx(bf.VF(key, p.T - k), abs=1e-12)
+    # the same world after the event changes nothing, whatever its chance
+    p.later_riichi = LaterRiichi(q=q, params=replace(p, later_riichi=None))
+    same = solve_psm(g, p)
+    p.later_riichi = None
+    np.testing.assert_allclose(same.VF[:, 1:], solve_psm(g, p).VF[:, 1:], rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))

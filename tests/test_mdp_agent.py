@@ -657,3 +657,40 @@ def test_the_player_keeps_its_own_tie_net_when_cnn_bot_moves_on():
     shipped = load_nets(DEFAULT_MODELS, tasks=("discard",))["discard"].state_dict()
     assert all(torch.equal(own[k], ties[k]) for k in ties)
     assert not all(torch.equal(own[k], shipped[k]) for k in shipped)
+
+
+def test_later_riichi_comes_as_the_riichi_share_of_the_projected_tenpai(est):
+    """``later_riichi``: between our turns an opponent that may still declare (closed, not in
+    riichi) does so with the rise of its projected tenpai chance times the share of tenpai
+    hands in riichi (recomputed here from the estimators); the world after it deals in more
+    (the declarer is tenpai for sure: ``p_wait`` itself) and ends sooner by another's win,
+    and the hand is worth less for it. With every opponent in riichi none can come."""
+    from abstractions.psm import solve_psm
+    from abstractions.situation import TableModel, hazard_turns
+
+    rounds = [("9p", {1: "9m", 2: "9s", 3: "1p"}), ("1m", {1: "N", 2: "S", 3: "W"}),
+              ("2p", {1: "1s", 2: "8m", 3: "F"}), ("8s", {1: "P", 2: "1m", 3: "9s"})]
+    agent = agent_at(events_for("123m 456p 77s 345s 59m", rounds, riichi={1: 2}, last_draw="N"), est)
+    st = agent.state
+    sit = situation_of(st, est, model=TableModel(later_riichi=True))
+    later = sit.params.later_riichi
+    T = sit.params.T
+    d = est.decision(st)
+    hz = est.hazards(st, d, hazard_turns(sit.t_max))
+    share = 1.0 - hz.dama_share
+    rise = np.zeros((T, 4))
+    for j in (2, 3):  # seat 1 is in riichi already
+        tenpai = np.concatenate([[d.p_tenpai[j]], hz.p_tenpai_ahead[1:T + 1, j]])
+        for n in range(T):
+            rise[n, j] = share * max(tenpai[n + 1] - tenpai[n], 0.0) / (1.0 - share * tenpai[n])
+    np.testing.assert_allclose(later.q, 1.0 - np.prod(1.0 - rise, axis=1), rtol=1e-9, atol=1e-15)
+    assert 0.2 < 1.0 - np.prod(1.0 - later.q) < 0.9  # someone declares in many hands, not all
+    after = later.params
+    assert np.all(after.p_lose >= sit.params.p_lose) and after.p_lose.sum() > 1.5 * sit.params.p_lose.sum()
+    assert np.mean(after.p_other[1:]) > np.mean(sit.params.p_other[1:])
+    g = agent._graph(sit, st)
+    plain = situation_of(st, est)
+    assert solve_psm(g, sit.params).best[1] < solve_psm(g, plain.params).best[1]
+    everyone = events_for("123m 456p 77s 345s 59m", rounds, riichi={1: 1, 2: 2, 3: 3}, last_draw="N")
+    assert situation_of(agent_at(everyone, est).state, est, model=TableModel(later_riichi=True)) \
+        .params.later_riichi is None
