@@ -58,7 +58,8 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
     if uses_discard_net(opts.get("tie", TIE), opts.get("tie_by", TIE_BY), opts.get("far_by", FAR_BY)):
         from cnn.features import FEATURE_FILES, FEATURE_MODELS
         # the net that orders near-ties or far discards, and the models of its safety planes
-        files += [TIE_NET / "discard.pt", *(FEATURE_MODELS / f for f in FEATURE_FILES)]
+        net_dir = Path(str(opts["tie_net"])) if "tie_net" in opts else TIE_NET
+        files += [net_dir / "discard.pt", *(FEATURE_MODELS / f for f in FEATURE_FILES)]
     scenarios = Path(str(opts["scenarios_file"])) if "scenarios_file" in opts else DEFAULT_PATH
     return files + [scenarios] if opts.get("method2", METHOD2) else files
 

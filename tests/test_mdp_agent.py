@@ -659,6 +659,25 @@ def test_the_player_keeps_its_own_tie_net_when_cnn_bot_moves_on():
     assert not all(torch.equal(own[k], shipped[k]) for k in shipped)
 
 
+def test_tie_net_names_the_folder_of_the_near_tie_net(tmp_path):
+    """``tie_net``: another discard net orders the near-ties (here cnn-bot's shipped one); the
+    run's model digests name that file; a folder without the net fails when the agent is built,
+    naming the file."""
+    import torch
+
+    from cnn.policy import DEFAULT_MODELS, load_nets
+    from game.errors import ModelFileError
+    from player.registry import make_agent, model_files
+
+    agent = make_agent(f"mdp:tie_net={DEFAULT_MODELS}")
+    own = dict(agent._net.nets["discard"].state_dict())
+    shipped = load_nets(DEFAULT_MODELS, tasks=("discard",))["discard"].state_dict()
+    assert all(torch.equal(own[k], shipped[k]) for k in shipped)
+    assert Path(DEFAULT_MODELS) / "discard.pt" in model_files(f"mdp:tie_net={DEFAULT_MODELS}")
+    with pytest.raises(ModelFileError, match="discard.pt"):
+        make_agent(f"mdp:tie_net={tmp_path}")
+
+
 def test_later_riichi_comes_as_the_riichi_share_of_the_projected_tenpai(est):
     """``later_riichi``: between our turns an opponent that may still declare (closed, not in
     riichi) does so with the rise of its projected tenpai chance times the share of tenpai

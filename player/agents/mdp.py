@@ -183,7 +183,7 @@ class MdpAgent(Agent):
                  call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = TIE_BY,
                  tie_shanten: int = TIE_SHANTEN, far_by: str = FAR_BY, d3: int = D3, states2: int = STATES2,
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
-                 scenarios_file: str | None = None, **switches: bool) -> None:
+                 scenarios_file: str | None = None, tie_net: str | None = None, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
@@ -197,7 +197,8 @@ class MdpAgent(Agent):
         Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
         the shipped one or ``scenarios_file``, loaded with the agent); ``est_dir``: the folder of the estimators'
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
-        the shipped ``regressors/models``)."""
+        the shipped ``regressors/models``); ``tie_net``: the folder of the discard net that
+        orders near-ties and far discards (default :data:`TIE_NET`)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -228,7 +229,8 @@ class MdpAgent(Agent):
         if uses_discard_net(self.tie, tie_by, far_by):  # loaded with the agent: a missing file fails here
             from cnn.policy import CnnPolicy, load_nets
 
-            self._net, self._histories = CnnPolicy(load_nets(TIE_NET, tasks=("discard",))), {}
+            net_dir = TIE_NET if tie_net is None else Path(tie_net)
+            self._net, self._histories = CnnPolicy(load_nets(net_dir, tasks=("discard",))), {}
         if not 3 <= int(d3) <= 6 or int(states2) < 1:
             raise MahjongError(f"d3 must be in 3..6 and states2 >= 1, got {d3}, {states2}")
         self.d3, self.states2 = int(d3), int(states2)
@@ -241,7 +243,7 @@ class MdpAgent(Agent):
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, kans, tie, tie_by, tie_shanten, far_by, d3, states2, method2, est_dir, "
+                               f"call_m, kans, tie, tie_by, tie_shanten, far_by, d3, states2, method2, est_dir, tie_net, "
                                f"scenarios_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
