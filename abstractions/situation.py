@@ -510,7 +510,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     """The MDP parameters of ``state``'s decision (Sec. VI-C) from the estimators' output.
 
     ``estimates``: ``Estimators.decision(state)``; ``hazards``: ``Estimators.hazards(state,
-    estimates, hazard_turns(T_max))``; ``rank_model``: the final-rank model; ``table``: a
+    estimates, hazard_turns(T_max))`` (with ``facing=True`` for ``model.later_riichi``);
+    ``rank_model``: the final-rank model; ``table``: a
     :class:`RankTable` to reuse when its context is this hand's.
     """
     me = int(state.seat)
@@ -619,6 +620,9 @@ def later_riichi(params: MDPParams, hazards, estimates, table: RankTable, me: in
     hazard, washouts and ``U_O`` those of a table with j in riichi, and the deal-in chances no
     longer grow (the riichi's danger stands from the start). None when no opponent can declare.
     """
+    if hazards.p_other_facing is None:
+        raise MahjongError("later_riichi needs the hazards of a table facing a riichi: "
+                           "Estimators.hazards(..., facing=True)")
     T = params.T
     opp = [(me + k) % 4 for k in (1, 2, 3)]
     pt = np.clip(np.asarray(estimates.p_tenpai, dtype=np.float64), 0.0, 1.0)
@@ -634,7 +638,7 @@ def later_riichi(params: MDPParams, hazards, estimates, table: RankTable, me: in
     b = w @ pw
     p_lose = a + b - a * b
     # paying j's win with j in riichi (its point classes then)
-    ul_j = (np.asarray(estimates.win_class_probs_riichi, dtype=np.float64) * table.u_lose_j).sum(1)
+    ul_j = (np.asarray(hazards.win_class_probs_riichi, dtype=np.float64) * table.u_lose_j).sum(1)
     ul_riichi = np.where(b > 0, (w[:, None] * pw * ul_j[opp, None]).sum(0) / np.where(b > 0, b, 1.0), 0.0)
     u_lose = np.where(p_lose > 0, (a * params.u_lose + (1 - a) * b * ul_riichi) / np.where(p_lose > 0, p_lose, 1.0),
                       params.u_lose)
@@ -700,6 +704,7 @@ def situation_of(state, estimators, *, table: RankTable | None = None, hanchan: 
     """:func:`build_situation` with the estimates and hazards of ``estimators``
     (``regressors.Estimators``) for ``state``'s seat."""
     est = estimators.decision(state)
-    hz = estimators.hazards(state, est, hazard_turns(1 + max(0, int(state.tiles_left)) // 4))
+    hz = estimators.hazards(state, est, hazard_turns(1 + max(0, int(state.tiles_left)) // 4),
+                            facing=model.later_riichi)
     return build_situation(state, est, estimators.final_rank, table=table, hanchan=hanchan, hazards=hz,
                            model=model)

@@ -10,7 +10,7 @@ Every file is plain JSON (see :mod:`regressors.base`); a missing or mismatched o
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -60,7 +60,6 @@ class DecisionEstimates:
     win_class_points: np.ndarray  # [4, classes] points of each class for j
     win_value: np.ndarray   # [4] expected points of j's win
     p_wait: np.ndarray      # [4, 34] P(t is j's wait | j tenpai): P(ron_j(t)) = P^j_T p_wait[j, t]
-    win_class_probs_riichi: np.ndarray | None = None  # [4, classes] the same were j in riichi now
 
 
 @dataclass
@@ -79,9 +78,11 @@ class Hazards:
     dama_share: float           # share of the opponents' tenpai hands not in riichi (no sign given)
     riichi_pass: float          # share of our kinds a riichi can ron that the others pass in a turn
     ron_given_wait: np.ndarray  # [4] share of the discards of its waits each seat rons (its class's)
+    # a riichi declared now by seat j (``hazards(..., facing=True)`` only; else None)
     p_other_facing: np.ndarray | None = None         # [4, len(q)] p_other were seat j in riichi now
     p_other_facing_riichi: np.ndarray | None = None  # the same with us in riichi too
     can_riichi: np.ndarray | None = None             # [4] seat j may still declare (closed, not in riichi)
+    win_class_probs_riichi: np.ndarray | None = None  # [4, classes] j's win classes were j in riichi
 
 
 class Estimators:
@@ -127,15 +128,15 @@ class Estimators:
         r = float(self.horizon_model.predict_proba(horizon_features(view, me, pt3, shanten)[None])[0])
         probs = np.zeros((4, len(self.win_value.points)))
         points = np.zeros_like(probs)
-        in_riichi = np.zeros_like(probs)
         for j in others:
             probs[j], points[j] = self.win_value.value(view, j)
-            in_riichi[j] = self.win_value.value_in_riichi(view, j)
         return DecisionEstimates(p_lose, p_ron, pt, p_end, r, HorizonModel.horizon(r, view.tiles_left),
-                                 probs, points, (probs * points).sum(1), p_wait, in_riichi)
+                                 probs, points, (probs * points).sum(1), p_wait)
 
-    def hazards(self, view, d: DecisionEstimates, q: np.ndarray) -> Hazards:
-        """Per-interval endings for ``view``'s seat (``q = 1``: after the discard made now)."""
+    def hazards(self, view, d: DecisionEstimates, q: np.ndarray, *, facing: bool = False) -> Hazards:
+        """Per-interval endings for ``view``'s seat (``q = 1``: after the discard made now).
+        ``facing``: also the table were an opponent to declare riichi now (the hazards, its
+        win classes, who may declare), for ``abstractions.situation.later_riichi``."""
         from regressors.features import n_takes
 
         me = view.seat
@@ -149,15 +150,20 @@ class Estimators:
         end[others] = hz.p_tenpai_end(w, pt, riichi, open_)
         ahead = np.zeros((len(q), 4))
         ahead[:, others] = hz.p_tenpai_ahead(w, pt, riichi, open_, q)
-        facing = np.zeros((2, 4, len(q)))
-        for x, j in enumerate(others):  # an opponent's riichi declared now (abstractions: later_riichi)
-            one = np.arange(3) == x
-            for r, own in enumerate((bool(view.riichi[me]), True)):
-                facing[r, j] = hz.p_other(w, np.where(one, 1.0, pt), riichi | one, open_, q, own)
-        can = np.zeros(4, bool)
-        can[others] = ~riichi & ~open_
-        return Hazards(hz.p_other(w, pt, riichi, open_, q, bool(view.riichi[me])),
-                       hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end, ahead, hz.p_tsumo,
-                       hz.p_ippatsu, hz.ron_scale, hz.ron_scale_riichi, hz.dama_share, hz.riichi_pass,
-                       np.array([hz.ron_given_wait[wait_class(view, j)] for j in range(4)]),
-                       facing[0], facing[1], can)
+        out = Hazards(hz.p_other(w, pt, riichi, open_, q, bool(view.riichi[me])),
+                      hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end, ahead, hz.p_tsumo,
+                      hz.p_ippatsu, hz.ron_scale, hz.ron_scale_riichi, hz.dama_share, hz.riichi_pass,
+                      np.array([hz.ron_given_wait[wait_class(view, j)] for j in range(4)]))
+        if facing:
+            p_o = np.zeros((2, 4, len(q)))
+            classes = np.zeros_like(d.win_class_probs)
+            for x, j in enumerate(others):
+                one = np.arange(3) == x
+                for r, own in enumerate((bool(view.riichi[me]), True)):
+                    p_o[r, j] = hz.p_other(w, np.where(one, 1.0, pt), riichi | one, open_, q, own)
+                classes[j] = self.win_value.value_in_riichi(view, j)
+            can = np.zeros(4, bool)
+            can[others] = ~riichi & ~open_
+            out = replace(out, p_other_facing=p_o[0], p_other_facing_riichi=p_o[1], can_riichi=can,
+                          win_class_probs_riichi=classes)
+        return out

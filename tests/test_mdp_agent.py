@@ -685,7 +685,8 @@ def test_later_riichi_comes_as_the_riichi_share_of_the_projected_tenpai(est):
     (the declarer is tenpai for sure: ``p_wait`` itself) and ends sooner by another's win,
     and the hand is worth less for it. With every opponent in riichi none can come."""
     from abstractions.psm import solve_psm
-    from abstractions.situation import TableModel, hazard_turns
+    from abstractions.situation import TableModel, build_situation, hazard_turns
+    from game.errors import MahjongError
 
     rounds = [("9p", {1: "9m", 2: "9s", 3: "1p"}), ("1m", {1: "N", 2: "S", 3: "W"}),
               ("2p", {1: "1s", 2: "8m", 3: "F"}), ("8s", {1: "P", 2: "1m", 3: "9s"})]
@@ -696,6 +697,10 @@ def test_later_riichi_comes_as_the_riichi_share_of_the_projected_tenpai(est):
     T = sit.params.T
     d = est.decision(st)
     hz = est.hazards(st, d, hazard_turns(sit.t_max))
+    # the table facing a riichi is computed only when asked for (the default player does not)
+    assert hz.p_other_facing is None and hz.win_class_probs_riichi is None
+    with pytest.raises(MahjongError, match="facing=True"):
+        build_situation(st, d, est.final_rank, hazards=hz, model=TableModel(later_riichi=True))
     share = 1.0 - hz.dama_share
     rise = np.zeros((T, 4))
     for j in (2, 3):  # seat 1 is in riichi already
