@@ -80,7 +80,7 @@ def _furiten_ron(graph: HandGraph, u_ron: np.ndarray, ron_ok: np.ndarray) -> np.
 
 def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win: bool,
         drawn: int | None, track: bool = True, root_only: bool = False,
-        event: tuple[np.ndarray, np.ndarray] | None = None) -> RootValues:
+        event: tuple[np.ndarray, np.ndarray] | None = None, fold_split: tuple | None = None) -> RootValues:
     riichi = None
     if p.riichi is not None and graph.n_twins:
         riichi = p.riichi.arrays(p)
@@ -98,7 +98,7 @@ def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win:
                            tsumo_forced=p.tsumo_forced, track=track, p_chi=p.p_chi, riichi=riichi, calls=p.calls,
                            g_lose=p.lose_growth, discards_per_turn=p.discards_per_turn, ron_scale=p.ron_scale,
                            root_only=root_only, q_event=None if event is None else event[0],
-                           v_event=None if event is None else event[1])
+                           v_event=None if event is None else event[1], fold_split=fold_split)
     probs: dict[object, np.ndarray] = {}
     discards: dict[int, float] = {}
     riichi_q: dict[int, float] = {}

@@ -13,6 +13,8 @@ in this run; otherwise it ends by another player's win with the constant probabi
 * :func:`fsm_stop_values` evaluates the closed form for many hands and every horizon at once
   (numba): the fold payoff ``a_stop`` of PSM (spec 9.2 A1), with the deal-in chances of the
   turns the fold would be played in (``lose_growth``) when PSM's own discards grow them.
+* :func:`fsm_fold_chances` lists each hand's fold discards' deal-in chances in that order: the
+  endings (Eq. 14 and its siblings) of a fold made at any state and turn of PSM.
 """
 from __future__ import annotations
 
@@ -172,6 +174,39 @@ def fsm_stop_values(hands: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, p
     _stop_values(hands, p_lose, u_lose, p, u_other, u_end, T, np.ascontiguousarray(g, dtype=np.float64), kmax,
                  locked, out)
     return out.T
+
+
+@numba.njit(cache=True)
+def _fold_chances(hands, p_lose, u_lose, p, u_other, out):
+    """:func:`fsm_fold_chances` into ``out`` (n, width), NaN-filled by the caller."""
+    buf = np.empty(34, np.int64)
+    kappa = np.empty(34)
+    for s in range(hands.shape[0]):
+        h = hands[s]
+        order = buf[:_order_into(h, p_lose, u_lose, p, u_other, buf, kappa)]
+        i = 0
+        for j in range(order.shape[0]):
+            t = order[j]
+            for c in range(h[t]):
+                out[s, i] = p_lose[t] if c == 0 else 0.0  # a kind's repeats are safe (Eq. 11)
+                i += 1
+
+
+def fsm_fold_chances(hands: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, p: float,
+                     u_other: float) -> np.ndarray:
+    """The deal-in chance of each discard of each hand's fold, in Eq. 12's order -> (n, width).
+
+    Row ``s`` lists ``P_L`` of the first discard of each kind and 0 for its repeats, then NaN
+    past the hand's tiles (``width`` = the most tiles of a hand). These are the discards whose
+    values :func:`fsm_stop_values` sums, so a fold's endings at any horizon and turn follow
+    from them (``search.retrograde``'s endings kernel reads them at the pairs PSM folds at).
+    """
+    hands = np.ascontiguousarray(hands)
+    width = int(hands.sum(axis=1).max()) if len(hands) else 0
+    out = np.full((len(hands), width), np.nan)
+    _fold_chances(hands, np.ascontiguousarray(p_lose, dtype=np.float64),
+                  np.ascontiguousarray(u_lose, dtype=np.float64), float(p), float(u_other), out)
+    return out
 
 
 def _arrays(hand, p_lose, u_lose):

@@ -160,6 +160,10 @@ class MDPParams:
     later_riichi : LaterRiichi, optional
         An opponent's later riichi as a chance event between *i*'s turns (PSM only); None:
         none modelled.
+    split_fold : bool
+        PSM's tracked endings give each planned fold's own endings (the FSM's lose, another's
+        win, noten at its end, from the state and turn it folds at) in place of ``fold``.
+        The values are the same.
     """
 
     T: int
@@ -189,6 +193,7 @@ class MDPParams:
     round_wind: int = 0
     yaku: bool = True
     later_riichi: LaterRiichi | None = None
+    split_fold: bool = False
 
     def checked(self, unseen: np.ndarray) -> "MDPParams":
         """A copy with every array at its full shape and dtype; raises ``MahjongError``."""
@@ -233,7 +238,8 @@ class MDPParams:
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
                          p_chi=float(self.p_chi), discards_per_turn=int(self.discards_per_turn),
                          seat_wind=int(self.seat_wind), round_wind=int(self.round_wind), yaku=bool(self.yaku),
-                         later_riichi=None if self.later_riichi is None else self.later_riichi.checked(T))
+                         later_riichi=None if self.later_riichi is None else self.later_riichi.checked(T),
+                         split_fold=bool(self.split_fold))
 
 
 def _scale(x, name: str) -> float:

@@ -9,13 +9,15 @@ a draw a closed hand may declare riichi with a discard into a tenpai hand, enter
 twin (Sec. VI-E, spec A11; ``params.riichi``). With ``params.later_riichi`` an opponent's riichi
 comes between our turns as a chance event into a second PSM over the same graph, the world
 facing it (solved first). Solved exactly by retrograde analysis over the reduced hand graph.
+The tracked endings count a planned fold as ``fold``, or with ``params.split_fold`` as that
+fold itself ends (FSM's Eq. 14 and its siblings, from the state and turn it is made at).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from abstractions._solve import RootValues, locked, run
-from abstractions.fsm import fsm_stop_values
+from abstractions.fsm import fsm_fold_chances, fsm_stop_values
 from abstractions.params import MDPParams
 from search.hand_graph import HandGraph
 from search.retrograde import turns_read
@@ -35,15 +37,18 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
     """
     p = params.checked(graph.unseen)
     g = locked(graph) if riichi else graph
-    v_stop = None
+    v_stop = fold_split = None
     if p.fold and not riichi:
         growth = p.lose_growth if p.fold_growth else np.ones(p.T)
         # no fold after riichi; past the turns a root-only solve takes, none is read
         v_stop = fsm_stop_values(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end, p.T, growth,
                                  kmax=turns_read(graph, p.T) if root_only else None,
                                  locked=graph.riichi if graph.n_twins else None)
+        if p.split_fold and track:
+            fold_split = (fsm_fold_chances(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other), growth, p.fsm_p)
     event = None
     if p.later_riichi is not None:
         after = solve_psm(graph, p.later_riichi.params, drawn=drawn, riichi=riichi, track=False, root_only=root_only)
         event = (p.later_riichi.q, after.VF)
-    return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track, root_only=root_only, event=event)
+    return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track, root_only=root_only, event=event,
+               fold_split=fold_split)

@@ -6,7 +6,8 @@
 At every recorded decision that the MDP values (own turn at 0-3 shanten, a chi/pon on offer),
 the agent rebuilds the seat's situation and solves it as it would in play; the PSM's ending
 probabilities of the action the record's player *actually took* (win, lose, another's win,
-tenpai / noten washout; a planned fold is split by the FSM's own Eq. 14 order) are compared
+tenpai / noten washout; a fold PSM plans counts as that fold ends from the state and turn it
+is made at: ``MdpAgent(split_fold=True)``) are compared
 with how that hand really ended for that seat. The table is by shanten x tiles left, with the
 largest gap between predicted and realised per cell; ``--plot`` draws a reliability diagram per
 ending (predicted in bins vs realised); ``--json`` prints every number.
@@ -29,7 +30,7 @@ import numpy as np
 from game.cli import reports_errors
 from game.errors import MahjongError
 
-#: The endings compared (the PSM's ``fold`` is split into them).
+#: The endings compared (a planned fold ends as one of them).
 ENDINGS = ("win", "lose", "other_win", "tenpai_washout", "noten_washout")
 #: Tiles-left buckets (lower bounds) of the table.
 TILES_LEFT = (60, 45, 30, 15, 0)
@@ -80,34 +81,6 @@ def realised_endings(events: list[dict]) -> dict[tuple[int, int], int]:
     return out
 
 
-def split_fold(endings: np.ndarray, hand_after: np.ndarray, params) -> np.ndarray:
-    """The PSM's six ending probabilities as the five of :data:`ENDINGS`: a fold ends as the
-    FSM of the hand after the action predicts (lose, another's win, noten at the end)."""
-    from abstractions.fsm import fsm_closed_form, fsm_endings
-
-    e = np.asarray(endings, dtype=np.float64)
-    out = e[:5].copy()
-    fold = float(e[5])
-    if fold > 0 and hand_after.sum() > 0:
-        r = fsm_closed_form(hand_after, params.p_lose, params.u_lose, p=params.fsm_p, u_other=params.u_other,
-                            u_end=params.u_nw, T=params.T)
-        pl, po, pe = fsm_endings(hand_after, params.p_lose, r.order, p=params.fsm_p, T=params.T)
-        out += fold * np.array([0.0, pl, po, 0.0, pe])
-    return out
-
-
-def _hand_after(state, action: dict) -> np.ndarray:
-    from game.tiles import mjai_to_kind
-
-    h = np.asarray(state.hand, dtype=np.int64).copy()
-    if action["type"] == "dahai":
-        h[mjai_to_kind(action["pai"])] -= 1
-    elif action["type"] in ("chi", "pon"):
-        for n in action["consumed"]:
-            h[mjai_to_kind(n)] -= 1
-    return np.maximum(h, 0)
-
-
 _AGENT = None
 
 
@@ -119,6 +92,7 @@ def _agent(spec: str):
         agent = make_agent(spec)
         if not hasattr(agent, "value"):
             raise MahjongError(f"agent {spec!r} does not predict endings (it has no value())")
+        agent.split_fold = True  # a planned fold predicts how it ends, from where it is made
         _AGENT = (spec, agent)
     return _AGENT[1]
 
@@ -158,8 +132,10 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
         valued = agent.value(d.state, d.legal)
         if valued is None or valued[pick][2] is None:
             continue
-        sit = agent.last_situation
-        pred = split_fold(valued[pick][2], _hand_after(d.state, d.legal[pick]), sit.params)
+        pred = np.asarray(valued[pick][2], dtype=np.float64)
+        if len(pred) > len(ENDINGS) and pred[len(ENDINGS):].any():
+            raise RuntimeError(f"{path}: a fold was predicted unsplit at event {d.index}")
+        pred = pred[:len(ENDINGS)]
         facing = any(d.state.riichi[j] for j in range(4) if j != d.seat)
         rows.append(Row(str(path), d.seat, int(shanten(np.asarray(d.state.hand, np.uint8))),
                         int(d.state.tiles_left), pred, real, facing))

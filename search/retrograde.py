@@ -614,10 +614,44 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
 
 
 @numba.njit(cache=True)
+def _fold_row(row, lam, s, k, T, g, p, iL, iO, iN, iF):
+    """How the fold of state ``s`` with ``k`` discards left ends, into ``row``: ``row[iF] = 1``
+    without ``lam``; with it (``abstractions.fsm.fsm_fold_chances``) the fold's own endings,
+    the ones its value :func:`abstractions.fsm.fsm_stop_values` sums: its ``i``-th discard, made
+    at turn ``T - k + i``, is ronned with ``lam[s, i] g[T - k + i]``, another wins with ``p``
+    after each but the last, and after ``min(k, tiles)`` discards it ends noten (``U_E``)."""
+    for o in range(row.shape[0]):
+        row[o] = 0.0
+    if lam.shape[0] == 0:
+        row[iF] = 1.0
+        return
+    sigma = 1.0
+    pl = 0.0
+    po = 0.0
+    pe = 1.0
+    n = min(k, lam.shape[1])
+    for i in range(n):
+        x = lam[s, i]
+        if x != x:  # past the hand's tiles
+            break
+        x *= g[T - k + i]
+        pl += sigma * x
+        pe = sigma * (1.0 - x)
+        if i + 1 < n and lam[s, i + 1] == lam[s, i + 1]:
+            po += pe * p
+            sigma = pe * (1.0 - p)
+    if iL >= 0:
+        row[iL] += pl
+    if iO >= 0:
+        row[iO] += po
+    row[iN] += pe
+
+
+@numba.njit(cache=True)
 def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                    win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
                    g_lose, p_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
-                   VF, ED, stops, hbest, marks, PF_out, PD_out):
+                   fold_lam, fold_g, fold_p, VF, ED, stops, hbest, marks, PF_out, PD_out):
     """The ending probabilities (``OUTCOMES``) under the solved policy at the marked pairs.
 
     Eqs. 6-10 with each max replaced by the action that :func:`solve_kernel` took (``stops``,
@@ -626,7 +660,8 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
     ``PF_out[1]`` receive the probabilities (n, N_OUT) of the marked tau_F states at ``k = T-1``
     and ``k = T``, ``PD_out`` those of passing (``ED``); the rows of the others stay as they
     are. ``omap`` gives each ending its slot in the kernel's arrays, -1 for the endings these
-    parameters cannot reach.
+    parameters cannot reach. A fold ends as ``fold`` or, with ``fold_lam`` rows, as the fold
+    itself ends from that state and turn (:func:`_fold_row`).
     """
     n = tenpai.shape[0]
     no = 0
@@ -678,9 +713,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
                 continue
             stop = (stops[s] >> k) & 1
             if stop and k < T - 1:
-                for o in range(no):
-                    pf[cur, s, o] = 0.0
-                pf[cur, s, iF] = 1.0
+                _fold_row(pf[cur, s], fold_lam, s, k, T, fold_g, fold_p, iL, iO, iN, iF)
                 continue
             # Eq. 9: the lumped draws, then each live draw's tsumo or discard
             bs = B[s] + L[s] - gl * L[s]
@@ -712,9 +745,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
                 for o in range(N_OUT):
                     PD_out[k - T + 1, s, o] = pd[omap[o]] if omap[o] >= 0 else 0.0
             if stop:
-                for o in range(no):
-                    pf[cur, s, o] = 0.0
-                pf[cur, s, iF] = 1.0
+                _fold_row(pf[cur, s], fold_lam, s, k, T, fold_g, fold_p, iL, iO, iN, iF)
                 continue
             # Eq. 8: the opponents' discards, the last first, each answered as solve_kernel did
             for cc in range(call_ptr[s], call_ptr[s + 1]):
@@ -870,7 +901,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
           riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None,
           discards_per_turn: int = 1, ron_scale: float = 1.0, root_only: bool = False,
-          q_event: np.ndarray | None = None, v_event: np.ndarray | None = None):
+          q_event: np.ndarray | None = None, v_event: np.ndarray | None = None,
+          fold_split: tuple | None = None):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
 
     Per-turn arrays are indexed by ``n``, the discards made since the root: ``p_end`` by
@@ -897,7 +929,11 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     (``T <= MAX_T``). ``q_event`` (T numbers) and ``v_event`` (n, T+1, the ``VF`` of the
     world after the event, solved for the same pairs) add a chance event between our turns
     (:func:`solve_kernel`); the endings then do not follow it (they are the world's without
-    the event, under the policy that counts it).
+    the event, under the policy that counts it). ``fold_split`` ``(lam, g, p)``: the tracked
+    endings give a fold's own endings in place of ``fold`` (lose, another's win, noten at its
+    end; :func:`_fold_row`) from the state and turn it is made at: ``lam`` (n, width) its
+    discards' deal-in chances (``abstractions.fsm.fsm_fold_chances``), ``g`` (T numbers) their
+    growth by turn and ``p`` FSM's other-win chance, those that ``v_stop`` was computed with.
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     """
@@ -929,6 +965,15 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
         node_chi = np.array([0.0, 0.0, 1.0])
     else:
         raise ValueError(f"discards_per_turn must be 1 or 3, got {discards_per_turn}")
+    if fold_split is None:
+        fold_lam, fold_g, fold_p = np.zeros((0, 0)), np.ones(1), 0.0
+    else:
+        fold_lam = np.ascontiguousarray(fold_split[0], dtype=np.float64)
+        fold_g = np.ascontiguousarray(fold_split[1], dtype=np.float64)
+        fold_p = float(fold_split[2])
+        if not allow_stop or fold_lam.ndim != 2 or fold_lam.shape[0] != n or fold_g.shape != (T,):
+            raise ValueError(f"fold_split needs v_stop, (n, width) = ({n}, .) chances and T = {T} growths, "
+                             f"got {fold_lam.shape} and {fold_g.shape}")
     if track and T > MAX_T:
         raise ValueError(f"tracked solves need T <= {MAX_T} (a bit of a 64-bit mask per turn), got {T}")
     for key, arr in (("g_lose", g_lose), ("riichi g_lose", lk["g_lose"])):
@@ -998,8 +1043,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                        graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
                        graph.call_chi, call_g0, node_chi, int(T), two["g_lose"], two["p_other"], two["p_end"],
                        two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron, bool(allow_win), bool(tsumo_forced),
-                       _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop), VF.reshape(-1),
-                       ED.reshape(-1), stops, hbest, marks, PF, PD)
+                       _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop,
+                                      None if fold_split is None else fold_p),
+                       fold_lam, fold_g, fold_p, VF.reshape(-1), ED.reshape(-1), stops, hbest, marks, PF, PD)
     # (n, T+1) views of the turn-major arrays
     return VF.T, ED.T, PF, PD
 
@@ -1019,10 +1065,13 @@ def turns_read(graph, T: int) -> np.ndarray:
     return top - graph.dist.astype(np.int64)
 
 
-def _outcome_slots(allow_win, p_lose, p_other, allow_stop) -> np.ndarray:
-    """Slot of each ending in the kernel's probability arrays; -1 where it cannot occur."""
-    reach = (bool(allow_win), bool(np.any(p_lose > 0)), bool(np.any(np.asarray(p_other) > 0)), True, True,
-             bool(allow_stop))
+def _outcome_slots(allow_win, p_lose, p_other, allow_stop, fold_p=None) -> np.ndarray:
+    """Slot of each ending in the kernel's probability arrays; -1 where it cannot occur.
+    ``fold_p``: a fold ends as it would (another wins at this chance after its discards), not
+    as ``fold``."""
+    split = fold_p is not None
+    other = bool(np.any(np.asarray(p_other) > 0)) or (allow_stop and split and fold_p > 0)
+    reach = (bool(allow_win), bool(np.any(p_lose > 0)), other, True, True, bool(allow_stop) and not split)
     slots = np.cumsum(reach) - 1
     return np.where(reach, slots, -1).astype(np.int64)
 

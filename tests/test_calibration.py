@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from game.records import read_events
-from player.calibration import ENDINGS, Row, main, realised_endings, split_fold, summarize
+from player.calibration import ENDINGS, Row, main, realised_endings, summarize
 
 PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
                                    / "mjlog").glob("*.xml"))
@@ -41,17 +41,32 @@ def test_realised_endings_agree_with_tenhous_payments():
     assert checked >= 40
 
 
-def test_a_fold_is_split_as_the_fsm_predicts():
-    from abstractions import MDPParams
+def test_a_planned_fold_is_predicted_as_it_ends():
+    """A phoenix decision where PSM plans to fold (seat 3 before its 2s, event 82 of
+    gimite__test.xml): the calibration's agent (``split_fold``) gives the same values and shows
+    that fold as the fold's own endings, so win and tenpai washout stay and the fold's share
+    goes to lose, another's win and noten."""
+    from game.decisions import iter_decisions
+    from player.registry import make_agent
 
-    h = np.zeros(34, np.int64)
-    h[[0, 5, 9, 20, 27]] = [2, 3, 3, 3, 2]
-    p = MDPParams(T=9, p_lose=np.linspace(0, 0.2, 34), u_lose=np.full(34, -3.5), u_other=-2.6, u_nw=-2.4,
-                  fsm_p=0.08).checked(np.full(34, 2))
-    e = np.array([0.1, 0.05, 0.2, 0.05, 0.1, 0.5])
-    out = split_fold(e, h, p)
-    assert out.shape == (5,) and out.sum() == pytest.approx(1.0)
-    assert np.all(out >= e[:5]) and out[0] == e[0] and out[3] == e[3]
+    path = next(p for p in PHOENIX if p.endswith("gimite__test.xml"))
+    d = next(d for d in iter_decisions(read_events(path), seats=[3]) if d.index == 82)
+    plain = make_agent("mdp").value(d.state, d.legal)
+    split_agent = make_agent("mdp")
+    split_agent.split_fold = True
+    split = split_agent.value(d.state, d.legal)
+    fold = ENDINGS.index("noten_washout") + 1
+    assert max(e[fold] for _, _, e in plain if e is not None) > 0.1
+    for (a, v, e), (b, w, f) in zip(plain, split):
+        assert a == b and v == w
+        if e is None:
+            continue
+        assert len(f) == len(e) and f[fold:].sum() == 0.0 and f.sum() == pytest.approx(1.0, abs=1e-9)
+        for o in ("win", "tenpai_washout"):
+            assert f[ENDINGS.index(o)] == pytest.approx(e[ENDINGS.index(o)], abs=1e-9)
+        for o in ("lose", "other_win", "noten_washout"):
+            assert f[ENDINGS.index(o)] >= e[ENDINGS.index(o)] - 1e-9
+        assert f[:fold].sum() - e[:fold].sum() == pytest.approx(e[fold], abs=1e-9)
 
 
 def test_cli_on_a_real_game(tmp_path, capsys):

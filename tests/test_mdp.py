@@ -228,6 +228,40 @@ def test_ending_probabilities_explain_the_value(case):
         assert float(pr @ vec) == pytest.approx(value, abs=1e-12)
 
 
+@pytest.mark.parametrize("fold_growth", [False, True])
+def test_split_folds_end_as_their_value_says(fold_growth):
+    """With ``split_fold`` a planned fold ends as the FSM's own discards would, from the state
+    and turn it is made at: then, with one payoff per ending (the fold's end paid ``u_nw``),
+    value = sum P(ending) * payoff for every action, folds included. Without it the same
+    mass shows as ``fold``, and win and tenpai washout stay as they were."""
+    folded = 0.0
+    for case in range(len(CASES)):
+        h, unseen, g, members, p = _setup(*CASES[case], seed=10)
+        # dangerous discards, a washout worth more than a win: PSM folds
+        p.p_lose = np.where(p.p_lose > 0, 0.3, 0.0)
+        p.u_lose = np.full(34, -2.0)
+        p.lose_growth = np.random.default_rng(10).uniform(0.3, 1.5, p.T)
+        p.u_nw, p.u_tw, p.payoff = 0.3, 0.2, 0.25
+        p.fold_growth = fold_growth
+        plain = solve_psm(g, p)
+        split = solve_psm(g, replace(p, split_fold=True))
+        pay = {"win": 0.25, "lose": -2.0, "other_win": p.u_other, "tenpai_washout": 0.2, "noten_washout": 0.3,
+               "fold": np.nan}
+        vec = np.array([pay[o] for o in OUTCOMES])
+        for action, pr in split.probs.items():
+            assert pr.sum() == pytest.approx(1.0, abs=1e-12)
+            assert pr[OUTCOMES.index("fold")] == 0.0
+            value = {"stay": split.stay, "pass": split.pass_, "tsumo": split.tsumo}.get(action)
+            value = split.discards[action] if value is None else value
+            assert float(pr[:5] @ vec[:5]) == pytest.approx(value, abs=1e-12)
+            before = plain.probs[action]
+            folded += before[OUTCOMES.index("fold")]
+            for o in ("win", "tenpai_washout"):
+                assert pr[OUTCOMES.index(o)] == pytest.approx(before[OUTCOMES.index(o)], abs=1e-12)
+            assert pr[:5].sum() - before[:5].sum() == pytest.approx(before[5], abs=1e-12)
+    assert folded > 0.1  # the parameters do make PSM fold
+
+
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_wsm_and_tsm_equal_brute_force(case):
     h, unseen, g, members, p = _setup(*CASES[case], seed=20 + case)
@@ -372,3 +406,21 @@ def test_fsm_endings_decompose_the_closed_form_value():
         assert lose == pytest.approx(r.p_lose, abs=1e-12)
         assert lose + other + end == pytest.approx(1.0, abs=1e-12)
         assert lose * r.u_lose_bar + other * -2.5 + end * -2.2 == pytest.approx(r.value, abs=1e-9)
+
+
+def test_fold_chances_follow_the_closed_form_order():
+    """Each hand's fold discards in Eq. 12's order: the first of a kind at ``P_L``, its repeats safe."""
+    from abstractions.fsm import fsm_fold_chances
+
+    rng = np.random.default_rng(2)
+    hands = np.zeros((50, 34), np.uint8)
+    for row in hands:
+        row[rng.choice(34, 5, replace=False)] = rng.integers(1, 4, 5)
+    pl, ul = rng.uniform(0, 0.3, 34), rng.uniform(-4, -3, 34)
+    lam = fsm_fold_chances(hands, pl, ul, 0.1, -2.5)
+    assert lam.shape == (50, int(hands.sum(axis=1).max()))
+    for h, row in zip(hands, lam):
+        order = fsm_closed_form(h, pl, ul, p=0.1, u_other=-2.5, u_end=-2.2, T=20).order
+        want = [pl[t] if c == 0 else 0.0 for t in order for c in range(int(h[t]))]
+        np.testing.assert_array_equal(row[:len(want)], want)
+        assert np.isnan(row[len(want):]).all()

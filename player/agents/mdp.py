@@ -183,7 +183,8 @@ class MdpAgent(Agent):
                  call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = TIE_BY,
                  tie_shanten: int = TIE_SHANTEN, far_by: str = FAR_BY, d3: int = D3, states2: int = STATES2,
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
-                 scenarios_file: str | None = None, tie_net: str | None = None, **switches: bool) -> None:
+                 scenarios_file: str | None = None, tie_net: str | None = None, split_fold: bool = False,
+                 **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
@@ -198,7 +199,10 @@ class MdpAgent(Agent):
         the shipped one or ``scenarios_file``, loaded with the agent); ``est_dir``: the folder of the estimators'
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
         the shipped ``regressors/models``); ``tie_net``: the folder of the discard net that
-        orders near-ties and far discards (default :data:`TIE_NET`)."""
+        orders near-ties and far discards (default :data:`TIE_NET`); ``split_fold``: PSM's
+        predicted endings show each planned fold as that fold ends (lose, another's win, noten;
+        ``MDPParams.split_fold``) instead of as ``fold``, the choices unchanged
+        (``player.calibration`` compares them with what happened)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if estimators is None:
             from regressors.estimators import Estimators
@@ -207,6 +211,7 @@ class MdpAgent(Agent):
         self.est = estimators
         self.hanchan = bool(hanchan)
         self.fold = bool(fold)
+        self.split_fold = bool(split_fold)
         if int(call_states) < 1 or int(call_m) < 1:
             raise MahjongError(f"call_states and call_m must be >= 1, got {call_states}, {call_m}")
         self.call_states = int(call_states)
@@ -244,7 +249,7 @@ class MdpAgent(Agent):
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, far_by, d3, states2, method2, est_dir, tie_net, "
-                               f"scenarios_file, "
+                               f"scenarios_file, split_fold, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -390,6 +395,7 @@ class MdpAgent(Agent):
         sit = situation_of(self.state, self.est, table=self._table, hanchan=self.hanchan, model=self.model)
         self._table = sit.table
         sit.params.fold = self.fold
+        sit.params.split_fold = self.split_fold
         return sit
 
     def _graph(self, sit: Situation, state: TableState, *, calls: int | None = None, d: int | None = None,
