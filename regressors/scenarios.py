@@ -39,10 +39,14 @@ SCENARIOS = ("win", "lose", "other_win", "tenpai_washout", "noten_washout")
 #: tenpai chance, FSM's lose chance, Eq. 14) with their logits, the table's (riichi opponents,
 #: the others' summed tenpai chance, our discards so far, the wall) and the hand's. The
 #: action's own discard's deal-in is not among them: Eq. 4 weighs it in outside Eq. 17, so the
-#: regressions describe the hand after that discard passed.
+#: regressions describe the hand after that discard passed. The wall enters three times
+#: (``tiles_left / 70``, its log and its square): a far hand's washout grows steeply in the
+#: last turns, which one linear term spread over the whole hand (the 2-shanten hands with
+#: under 30 tiles left expected another's win 0.11-0.14 too often, README "Session 16").
 SCENARIO_FEATURES = ("wsm_p_win", "wsm_logit", "wsm_value", "tsm_p_tenpai", "tsm_logit", "fsm_p_lose",
-                     "fsm_logit", "n_riichi", "sum_pt", "n_dahai", "tiles_left", "shanten", "melds")
-_TABLE = ("n_riichi", "sum_pt", "tiles_left", "n_dahai")
+                     "fsm_logit", "n_riichi", "sum_pt", "n_dahai", "tiles_left", "shanten", "melds",
+                     "wall_log", "wall_sq")
+_TABLE = ("n_riichi", "sum_pt", "tiles_left", "wall_log", "wall_sq", "n_dahai")
 #: The features of each ``p_k``: the paper's groups (``kurita_hoki.md`` 4.2), each branch its
 #: own MDP's numbers (win: WSM, lose: FSM, washout and tenpai at it: TSM) and the table's. Spec
 #: A6's union of every list on every branch fitted about as well (held-out log loss 1.207 vs
@@ -72,9 +76,10 @@ def feature_row(*, wsm_p_win: float, wsm_value: float, tsm_p_tenpai: float, fsm_
                 n_riichi: int, sum_pt: float, n_dahai: int, tiles_left: int,
                 shanten: int, melds: int) -> np.ndarray:
     """One row of :data:`SCENARIO_FEATURES` (rank-unit ``wsm_value`` = ``V^WSM``)."""
+    wall = tiles_left / 70.0
     return np.array([wsm_p_win, logit(wsm_p_win), wsm_value, tsm_p_tenpai, logit(tsm_p_tenpai), fsm_p_lose,
-                     logit(fsm_p_lose), n_riichi, sum_pt, n_dahai / 18.0, tiles_left / 70.0,
-                     shanten, melds], dtype=np.float64)
+                     logit(fsm_p_lose), n_riichi, sum_pt, n_dahai / 18.0, wall, shanten, melds,
+                     np.log1p(tiles_left) / np.log(71.0), wall * wall], dtype=np.float64)
 
 
 def branch_labels(y: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:

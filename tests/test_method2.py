@@ -115,6 +115,10 @@ def test_method2_features_are_the_wsm_tsm_and_fsm_of_the_hand_after_each_discard
         hand[t] -= 1
         fsm = fsm_closed_form(hand, p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other, u_end=p.u_nw, T=p.T)
         assert f[names.index("fsm_p_lose")] == pytest.approx(fsm.p_lose, abs=1e-12)
+        wall = agent.state.tiles_left
+        assert f[names.index("tiles_left")] * 70 == pytest.approx(wall, abs=1e-12)
+        assert f[names.index("wall_log")] == pytest.approx(np.log(wall + 1) / np.log(71), abs=1e-12)
+        assert f[names.index("wall_sq")] == pytest.approx((wall / 70) ** 2, abs=1e-12)
         assert m2.p_now[t] == pytest.approx(p.p_lose[t] * p.lose_growth[0], abs=1e-12)
         u = m2.payoffs[t]
         if wsm.prob(t, "win") > 0:
