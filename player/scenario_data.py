@@ -54,6 +54,17 @@ def _taken_key(events: list[dict], d, pick: int):
     return ("call", mjai_to_kind(a["pai"]), call_code(a), mjai_to_kind(events[at]["pai"])), at
 
 
+def _without_model(spec: str) -> str:
+    """``spec`` with Method 2 off unless it says otherwise: the features need no scenario model,
+    and the rows must be buildable when the shipped one was fitted on other features."""
+    from player.registry import parse_agent_spec
+
+    name, opts = parse_agent_spec(spec)
+    if name != "mdp" or "method2" in opts:
+        return spec
+    return f"{spec}{',' if ':' in spec else ':'}method2=0"
+
+
 def file_rows(task: tuple[str, str, str | None, int]) -> list[tuple[np.ndarray, int, int, int]]:
     """``(features, ending, shanten, tiles_left)`` of one record's decisions (one worker task)."""
     from game.records import read_events
@@ -61,7 +72,7 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[tuple[np.ndarray, 
     from search.shanten import shanten
 
     path, spec, name, every = task
-    agent = _agent(spec)
+    agent = _agent(_without_model(spec))
     if not hasattr(agent, "scenario_features"):
         raise MahjongError(f"agent {spec!r} has no Method 2 features; use an mdp agent")
     events = read_events(path)
