@@ -422,7 +422,9 @@ class TableModel:
     ``later_riichi`` (with ``projected_deal_in``): the riichi share of the opponents' later
     tenpai hands comes as a chance event between our turns, into a world facing the riichi
     (:func:`later_riichi`; else it is answered free of cost, a fold that PSM never pays for;
-    the ending probabilities do not follow the event).
+    the ending probabilities do not follow the event). ``read_deal_in``: a free hand's later
+    discards meet :data:`LATER_DEAL_IN` of the grown deal-in chances (else all of them: PSM
+    plans blind to what the table will show, while the player reads it each turn).
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -443,8 +445,18 @@ class TableModel:
     riichi_decay: bool = False  # a riichi's danger leaves the tiles the others pass
     ron_given_wait: bool = False  # a tenpai hand rons its waits at its class's share
     later_riichi: bool = False  # an opponent's later riichi as a chance event (PSM)
+    read_deal_in: bool = False  # later deal-ins at LATER_DEAL_IN of the grown chances
 
 
+#: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
+#: that a free hand's later discards meet. PSM plans its later discards at today's dangers
+#: grown, blind to what the table will show meanwhile; the player re-reads the table at each
+#: turn and keeps its discards off the waits it can read. Fitted on the calibration of 200
+#: development games against ``efficiency`` (``runs/dev_vseff``, every 3rd decision): at 1
+#: shanten PSM predicted 0.184 deal-ins with 1.0 and 0.122 with 0.5 where 0.145 happened
+#: (1/45-59 tiles: 0.175 / 0.116 / 0.134; all decisions 0.136 / 0.112 / 0.124): 0.65-0.75,
+#: linear in between (README, "Session 16").
+LATER_DEAL_IN = 0.7
 #: The first player's model (every fix off).
 FIRST_TABLE_MODEL = TableModel(*[False] * len(TableModel.__dataclass_fields__))
 #: Today's summed tenpai chance of the opponents counts as at least this much in
@@ -571,6 +583,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
             if model.locked_growth else growth
     elif model.rising_deal_in:
         growth = locked_growth = _lose_growth(pt[opp], hazards.p_tenpai_ahead[:, opp], T, p_lose)
+    if model.read_deal_in and np.ndim(growth):
+        growth = np.concatenate([growth[:1], LATER_DEAL_IN * growth[1:]])  # a locked hand reads nothing
     riichi = None
     if can_declare_riichi(state):
         # a riichi hand is tenpai at a washout: the stick's cost there stands for every non-win ending

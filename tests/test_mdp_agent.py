@@ -577,6 +577,23 @@ def test_projected_deal_in_grows_as_eq20_says_of_the_projected_tenpai(est):
     assert 0.5 < (plain.params.p_lose[held] * plain.params.lose_growth[n]).mean() / expect.mean() < 2.0
 
 
+def test_read_deal_in_scales_the_later_deal_ins_of_a_free_hand_only(est):
+    """``read_deal_in``: a free hand's later discards (``n >= 1``) meet ``LATER_DEAL_IN`` of the
+    grown chances; the root's own discard and the locked states after a riichi keep theirs."""
+    from abstractions.situation import LATER_DEAL_IN, TableModel
+
+    ev = events_for("123m 58p 469s 19s CC E", [], last_draw="W")
+    st = agent_at(ev, est).state
+    plain = situation_of(st, est).params
+    read = situation_of(st, est, model=TableModel(read_deal_in=True)).params
+    assert 0 < LATER_DEAL_IN < 1
+    np.testing.assert_array_equal(read.p_lose, plain.p_lose)
+    assert read.lose_growth[0] == plain.lose_growth[0]
+    assert np.ptp(plain.lose_growth[1:]) > 0  # the growth is not flat here
+    np.testing.assert_allclose(read.lose_growth[1:], LATER_DEAL_IN * plain.lose_growth[1:], rtol=1e-15)
+    np.testing.assert_array_equal(read.riichi.lose_growth, plain.riichi.lose_growth)
+
+
 def test_riichi_decay_takes_the_passed_share_off_a_riichi_each_turn():
     """``riichi_decay``: a riichi opponent's part of our deal-ins keeps ``keep ** n`` of
     itself ``n`` discards ahead (the kinds the others pass meanwhile cannot be ronned), the
