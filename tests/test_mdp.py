@@ -216,10 +216,13 @@ def test_ending_probabilities_explain_the_value(case):
     p.fold = False
     p.payoff = 2.5
     p.u_lose = np.full(34, -2.0)
-    res = solve_psm(g, p)
-    pay = {"win": 2.5, "lose": -2.0, "other_win": p.u_other, "tenpai_washout": p.u_tw,
-           "noten_washout": p.u_nw, "fold": 0.0}
-    vec = np.array([pay[o] for o in OUTCOMES])
+    _assert_endings_explain_values(solve_psm(g, p), {"win": 2.5, "lose": -2.0, "other_win": p.u_other,
+                                                     "tenpai_washout": p.u_tw, "noten_washout": p.u_nw})
+
+
+def _assert_endings_explain_values(res, pay: dict) -> None:
+    """Every action's endings sum to 1, none is ``fold``, and sum P(ending) * ``pay`` is its value."""
+    vec = np.array([pay.get(o, 0.0) for o in OUTCOMES])
     for action, pr in res.probs.items():
         assert pr.sum() == pytest.approx(1.0, abs=1e-12)
         assert pr[OUTCOMES.index("fold")] == 0.0
@@ -245,15 +248,9 @@ def test_split_folds_end_as_their_value_says(fold_growth):
         p.fold_growth = fold_growth
         plain = solve_psm(g, p)
         split = solve_psm(g, replace(p, split_fold=True))
-        pay = {"win": 0.25, "lose": -2.0, "other_win": p.u_other, "tenpai_washout": 0.2, "noten_washout": 0.3,
-               "fold": np.nan}
-        vec = np.array([pay[o] for o in OUTCOMES])
+        _assert_endings_explain_values(split, {"win": 0.25, "lose": -2.0, "other_win": p.u_other,
+                                               "tenpai_washout": 0.2, "noten_washout": 0.3})
         for action, pr in split.probs.items():
-            assert pr.sum() == pytest.approx(1.0, abs=1e-12)
-            assert pr[OUTCOMES.index("fold")] == 0.0
-            value = {"stay": split.stay, "pass": split.pass_, "tsumo": split.tsumo}.get(action)
-            value = split.discards[action] if value is None else value
-            assert float(pr[:5] @ vec[:5]) == pytest.approx(value, abs=1e-12)
             before = plain.probs[action]
             folded += before[OUTCOMES.index("fold")]
             for o in ("win", "tenpai_washout"):
