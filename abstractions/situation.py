@@ -454,8 +454,8 @@ class TableModel:
 #: turn and keeps its discards off the waits it can read. Fitted on the calibration of 200
 #: development games against ``efficiency`` (``runs/dev_vseff``, every 3rd decision): at 1
 #: shanten PSM predicted 0.184 deal-ins with 1.0 and 0.122 with 0.5 where 0.145 happened
-#: (1/45-59 tiles: 0.175 / 0.116 / 0.134; all decisions 0.136 / 0.112 / 0.124): 0.65-0.75,
-#: linear in between (README, "Session 16").
+#: (1/45-59 tiles: 0.175 / 0.116 / 0.134; all decisions 0.136 / 0.112 / 0.124); the share
+#: that matches, interpolated linearly between the two, is 0.65-0.75 (README, "Session 16").
 LATER_DEAL_IN = 0.7
 #: The first player's model (every fix off).
 FIRST_TABLE_MODEL = TableModel(*[False] * len(TableModel.__dataclass_fields__))

@@ -119,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m player.scenario_data", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_record_options(ap, agent_help="the MDP agent that runs the MDPs (default mdp; NAME:KEY=VALUE options)",
+    add_record_options(ap, agent_help="the MDP agent that runs the MDPs (default mdp; NAME:KEY=VALUE options; its scenario "
+                                      "model is not loaded unless method2= is given)",
                        every_help="use every k-th decision (default 1: all)", seat_name=True)
     ap.add_argument("--out", required=True, help="the .npz file to write")
     args = ap.parse_args(argv)
