@@ -284,20 +284,3 @@ def fsm_dp(hand: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, *, p: float
         n += 1
     return FSMResult(value=float(value), p_lose=float(p_l), u_lose_bar=float(al / p_l) if p_l > 0 else 0.0,
                      order=tuple(order))
-
-
-def fsm_endings(hand: np.ndarray, p_lose: np.ndarray, order: tuple[int, ...], *, p: float,
-                T: int) -> tuple[float, float, float]:
-    """How a fold that discards the kinds in ``order`` ends: (lose, another's win, the end
-    ``U_E``), the probabilities of Eq. 14 and its two siblings."""
-    h = np.asarray(hand, dtype=np.int64)
-    seq = [t for t in order for _ in range(int(h[t]))]
-    N = min(int(T), len(seq))
-    sigma, p_l, p_o = 1.0, 0.0, 0.0
-    for k in range(N):
-        lam = float(p_lose[seq[k]]) if k == 0 or seq[k - 1] != seq[k] else 0.0
-        p_l += sigma * lam
-        if k < N - 1:
-            p_o += sigma * (1.0 - lam) * p
-        sigma *= (1.0 - lam) * (1.0 - p)
-    return p_l, p_o, max(0.0, 1.0 - p_l - p_o)

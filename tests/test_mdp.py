@@ -385,9 +385,11 @@ def test_bad_params_raise():
         solve_psm(g, MDPParams(T=3, p_lose=np.full(34, 1.5)))
 
 
-def test_fsm_endings_decompose_the_closed_form_value():
-    """Eq. 14's lose probability and its siblings (another's win, the end) give back Eq. 13."""
-    from abstractions.fsm import fsm_endings
+def test_fold_endings_decompose_the_closed_form_value():
+    """A fold's endings as the endings kernel splits it (Eq. 14's lose probability and its
+    siblings, another's win and the end), over the whole horizon, give back Eq. 13."""
+    from abstractions.fsm import fsm_fold_chances
+    from search.retrograde import _fold_row
 
     rng = np.random.default_rng(1)
     for _ in range(200):
@@ -399,7 +401,10 @@ def test_fsm_endings_decompose_the_closed_form_value():
         ul = rng.uniform(-4, -3, 34)
         p, T = rng.uniform(0.02, 0.3), int(rng.integers(1, 20))
         r = fsm_closed_form(h, pl, ul, p=p, u_other=-2.5, u_end=-2.2, T=T)
-        lose, other, end = fsm_endings(h, pl, r.order, p=p, T=T)
+        row = np.zeros(4)  # slots: lose, another's win, the end, fold
+        _fold_row(row, fsm_fold_chances(h[None], pl, ul, p, -2.5), 0, T, T, np.ones(T), p, 0, 1, 2, 3)
+        lose, other, end, fold = row
+        assert fold == 0.0
         assert lose == pytest.approx(r.p_lose, abs=1e-12)
         assert lose + other + end == pytest.approx(1.0, abs=1e-12)
         assert lose * r.u_lose_bar + other * -2.5 + end * -2.2 == pytest.approx(r.value, abs=1e-9)
