@@ -307,9 +307,10 @@ def test_agent_options_from_the_name():
 
     a = make_agent("mdp:hazard=0,full_horizon=0", seed=1)
     assert a.model == TableModel(full_horizon=False, hazard=False)
-    b = make_agent("mdp:d3=4,states2=20000")
-    assert (b.d3, b.states2) == (4, 20000)
-    for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1", "mdp:d3=2", "mdp:states2=0"):
+    b = make_agent("mdp:d3=4,states2=20000,d0=3,d1=3,m1=2")
+    assert (b.d3, b.states2, b.d0, b.d1, b.m1) == (4, 20000, 3, 3, 2)
+    for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1", "mdp:d3=2", "mdp:states2=0",
+                "mdp:d1=1", "mdp:d0=6", "mdp:m1=0"):
         with pytest.raises(MahjongError):
             make_agent(bad)
 
@@ -544,6 +545,34 @@ def test_d3_values_a_three_shanten_hand_on_the_deeper_graph(est):
             assert v == pytest.approx(rv.discards[mjai_to_kind(a["pai"])], abs=1e-12)
         chances[d3] = (g.n_states, agent.last_info["outcomes"]["win"])
     assert chances[4][0] > chances[3][0] and chances[4][1] > chances[3][1], chances
+
+
+def test_d1_values_a_one_shanten_hand_on_the_deeper_graph(est):
+    """``d1=3``: a 1-shanten hand's discards are valued on the graph of ``d = 3`` (spec A8's
+    size: one exchange more than the default ``d = 2`` allows), equal to that graph built and
+    solved here on its own; it holds more states and more ways to win."""
+    from abstractions.psm import solve_psm
+    from search.hand_graph import build_graph
+
+    ev = events_for("234m 57m 34p 66p 345s E", [], last_draw="W")
+    seen = {}
+    for d1 in (2, 3):
+        agent = MdpAgent(estimators=est, d1=d1)
+        agent.start_game(0)
+        for e in ev:
+            agent.observe(e)
+        agent.act(discard_legal(agent))
+        sit, st = agent.last_situation, agent.state
+        assert agent.last_info["shanten"] == 1
+        g = build_graph(np.asarray(st.hand, np.uint8), np.asarray(st.unseen, np.uint8), d=d1,
+                        horizon=sit.params.T, riichi=True, m=1, max_states=50_000)
+        assert (agent.last_info["states"], g.d) == (g.n_states, d1)
+        rv = solve_psm(g, sit.params, drawn=st.drawn >> 2)
+        for a, v in agent.last_values:
+            if a["type"] == "dahai":
+                assert v == pytest.approx(rv.discards[mjai_to_kind(a["pai"])], abs=1e-12)
+        seen[d1] = (g.n_states, max(rv.discards.values()))
+    assert seen[3][0] > seen[2][0] and seen[3][1] >= seen[2][1] - 1e-12, seen
 
 
 def test_projected_deal_in_grows_as_eq20_says_of_the_projected_tenpai(est):

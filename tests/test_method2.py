@@ -94,7 +94,7 @@ def test_method2_features_are_the_wsm_tsm_and_fsm_of_the_hand_after_each_discard
     Eq. 17 (the probabilities times the payoffs)."""
     agent = _two_shanten(est)
     sit = agent._situation()
-    g = agent._graph(sit, agent.state, **agent._far(2))
+    g = agent._graph(sit, agent.state, **agent._own_turn_opts(2))
     p = sit.params.checked(g.unseen)
     view = agent.table_view(sit)
     model = ScenarioModel.load(Path(__file__).resolve().parents[1] / "regressors" / "models" / "scenarios.json")

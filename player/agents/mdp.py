@@ -74,7 +74,7 @@ from game.state import TableState
 from game.tiles import mjai_to_kind
 from player.agents.base import Agent, Event, find
 from player.agents.efficiency import EfficiencyAgent, efficiency_keys
-from search.hand_graph import CHI_CODE, DEFAULT_MAX_STATES, HandGraph, build_graph
+from search.hand_graph import CHI_CODE, DEFAULT_D, DEFAULT_M, DEFAULT_MAX_STATES, HandGraph, build_graph
 from search.retrograde import OUTCOMES
 from search.shanten import shanten
 
@@ -116,6 +116,11 @@ FAR_BY = "efficiency"
 #: players and was not stronger in games (README, "Strength"), at 2.5 times the CPU.
 D3 = 3
 STATES2 = 5_000
+#: Own-turn graphs of near hands: ``d`` of a tenpai and of a 1-shanten root and ``m`` of a
+#: 1-shanten root (``search.hand_graph``'s defaults 2, 2 and 1, the schedule that kept those
+#: decisions near 30 ms in ``search_performance.md``); spec A8 suggests 3, 3 and 2, the
+#: paper's sizes (``mdp:d0=3,d1=3,m1=2``).
+D0, D1, M1 = DEFAULT_D[0], DEFAULT_D[1], DEFAULT_M[1]
 NEG = -math.inf
 #: The kans, valued at the root (spec A9 keeps them out of the graph).
 KANS = ("ankan", "kakan", "daiminkan")
@@ -182,6 +187,7 @@ class MdpAgent(Agent):
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
                  call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = TIE_BY,
                  tie_shanten: int = TIE_SHANTEN, far_by: str = FAR_BY, d3: int = D3, states2: int = STATES2,
+                 d0: int = D0, d1: int = D1, m1: int = M1,
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
                  scenarios_file: str | None = None, tie_net: str | None = None, split_fold: bool = False,
                  **switches: bool) -> None:
@@ -194,7 +200,8 @@ class MdpAgent(Agent):
         ``tie_by`` (:data:`TIE_ORDERS`: cnn-bot's discard net or tile efficiency); ``far_by``:
         what discards at :data:`MAX_SHANTEN` or more (:data:`FAR_ORDERS`); ``d3``: ``d`` of a 3-shanten
         root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
-        :data:`STATES2`); ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by
+        :data:`STATES2`); ``d0``, ``d1``: ``d`` of a tenpai and of a 1-shanten root's own-turn
+        graph, ``m1``: the calls of the 1-shanten one (:data:`D0`, :data:`D1`, :data:`M1`); ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by
         Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
         the shipped one or ``scenarios_file``, loaded with the agent); ``est_dir``: the folder of the estimators'
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
@@ -239,6 +246,9 @@ class MdpAgent(Agent):
         if not 3 <= int(d3) <= 6 or int(states2) < 1:
             raise MahjongError(f"d3 must be in 3..6 and states2 >= 1, got {d3}, {states2}")
         self.d3, self.states2 = int(d3), int(states2)
+        if not (D0 <= int(d0) <= 5 and D1 <= int(d1) <= 5 and M1 <= int(m1) <= 3):
+            raise MahjongError(f"d0 must be in {D0}..5, d1 in {D1}..5 and m1 in {M1}..3, got {d0}, {d1}, {m1}")
+        self.d0, self.d1, self.m1 = int(d0), int(d1), int(m1)
         self.method2 = bool(method2)
         if self.method2 and scenarios is None:  # built with the agent: a missing file fails here
             from regressors.scenarios import DEFAULT_PATH, ScenarioModel
@@ -248,7 +258,7 @@ class MdpAgent(Agent):
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, kans, tie, tie_by, tie_shanten, far_by, d3, states2, method2, est_dir, tie_net, "
+                               f"call_m, kans, tie, tie_by, tie_shanten, far_by, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
                                f"scenarios_file, split_fold, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
@@ -418,9 +428,13 @@ class MdpAgent(Agent):
         return build_graph(hand, pool, d=d, horizon=sit.params.T, melds=sit.root_melds,
                            riichi=sit.params.riichi is not None, m=m, max_states=max_states)
 
-    def _far(self, sh: int) -> dict:
-        """Own-turn graph options of a root at ``sh`` shanten (:data:`D3`, :data:`STATES2`);
-        other roots keep the graph's defaults."""
+    def _own_turn_opts(self, sh: int) -> dict:
+        """Own-turn graph options of a root at ``sh`` shanten (:data:`D0`, :data:`D1`,
+        :data:`M1`, :data:`D3`, :data:`STATES2`); at their defaults the graph's own."""
+        if sh == 0 and self.d0 != D0:
+            return dict(d=self.d0, max_states=DEFAULT_MAX_STATES)
+        if sh == 1 and (self.d1, self.m1) != (D1, M1):
+            return dict(d=self.d1, calls=self.m1, max_states=DEFAULT_MAX_STATES)
         if sh == 2:
             return dict(max_states=self.states2)
         if sh == 3:
@@ -430,10 +444,10 @@ class MdpAgent(Agent):
     def _decision_graph(self, sit: Situation, state: TableState, legal: list[Event],
                         sh: int) -> tuple[HandGraph, int | None, dict]:
         """The graph a decision is valued on, the kind just drawn (own turn; else None) and the
-        graph options it was built with: an own turn's by :meth:`_far`, a call decision's with
+        graph options it was built with: an own turn's by :meth:`_own_turn_opts`, a call decision's with
         :attr:`call_m` calls and :attr:`call_states` states, the discard on offer counted."""
         if any(a["type"] in ("dahai", "reach") for a in legal):
-            opts = self._far(sh)
+            opts = self._own_turn_opts(sh)
             drawn = None if state.drawn is None else state.drawn >> 2
             return self._graph(sit, state, **opts), drawn, opts
         opts = dict(calls=self.call_m, max_states=self.call_states)
