@@ -520,29 +520,38 @@ def find_reach(legal: list[dict]) -> bool:
     return any(a["type"] == "reach" for a in legal)
 
 
+def _valued_on_graph(est, ev, sh: int, d: int, m: int | None = None, **opts):
+    """Seat 0's own turn after ``ev`` played by ``MdpAgent(**opts)``: checks that the hand is at
+    ``sh`` shanten and that every discard's value is PSM's on the graph of ``d`` (and ``m``)
+    built and solved here on its own; returns the agent, that graph and its root values."""
+    from abstractions.psm import solve_psm
+    from search.hand_graph import build_graph
+
+    agent = MdpAgent(estimators=est, **opts)
+    agent.start_game(0)
+    for e in ev:
+        agent.observe(e)
+    agent.act(discard_legal(agent))
+    sit, st = agent.last_situation, agent.state
+    assert agent.last_info["shanten"] == sh
+    g = build_graph(np.asarray(st.hand, np.uint8), np.asarray(st.unseen, np.uint8), d=d, m=m,
+                    horizon=sit.params.T, riichi=True, max_states=50_000)
+    assert (agent.last_info["states"], g.d) == (g.n_states, d)
+    rv = solve_psm(g, sit.params, drawn=st.drawn >> 2)
+    for a, v in agent.last_values:
+        if a["type"] == "dahai":
+            assert v == pytest.approx(rv.discards[mjai_to_kind(a["pai"])], abs=1e-12)
+    return agent, g, rv
+
+
 def test_d3_values_a_three_shanten_hand_on_the_deeper_graph(est):
     """``d3=4``: a 3-shanten hand's discards are valued on the graph of ``d = 4`` (paths with
     one exchange more than the shortest), built and solved here on their own; the default
     ``d = 3`` graph is smaller and its best discard wins less often."""
-    from abstractions.psm import solve_psm
-    from search.hand_graph import build_graph
-
     ev = events_for("123m 58p 469s 19s CC E", [], last_draw="W")
     chances = {}
     for d3 in (3, 4):
-        agent = MdpAgent(estimators=est, d3=d3, method2=False)
-        agent.start_game(0)
-        for e in ev:
-            agent.observe(e)
-        agent.act(discard_legal(agent))
-        sit, st = agent.last_situation, agent.state
-        assert agent.last_info["shanten"] == 3
-        g = build_graph(np.asarray(st.hand, np.uint8), np.asarray(st.unseen, np.uint8), d=d3,
-                        horizon=sit.params.T, riichi=True, max_states=50_000)
-        rv = solve_psm(g, sit.params, drawn=st.drawn >> 2)
-        assert agent.last_info["states"] == g.n_states
-        for a, v in agent.last_values:
-            assert v == pytest.approx(rv.discards[mjai_to_kind(a["pai"])], abs=1e-12)
+        agent, g, _ = _valued_on_graph(est, ev, 3, d3, d3=d3, method2=False)
         chances[d3] = (g.n_states, agent.last_info["outcomes"]["win"])
     assert chances[4][0] > chances[3][0] and chances[4][1] > chances[3][1], chances
 
@@ -550,27 +559,12 @@ def test_d3_values_a_three_shanten_hand_on_the_deeper_graph(est):
 def test_d1_values_a_one_shanten_hand_on_the_deeper_graph(est):
     """``d1=3``: a 1-shanten hand's discards are valued on the graph of ``d = 3`` (spec A8's
     size: one exchange more than the default ``d = 2`` allows), equal to that graph built and
-    solved here on its own; it holds more states and more ways to win."""
-    from abstractions.psm import solve_psm
-    from search.hand_graph import build_graph
-
+    solved here on its own; it holds more states and its best discard is worth no less (the
+    larger graph keeps every plan of the smaller one)."""
     ev = events_for("234m 57m 34p 66p 345s E", [], last_draw="W")
     seen = {}
     for d1 in (2, 3):
-        agent = MdpAgent(estimators=est, d1=d1)
-        agent.start_game(0)
-        for e in ev:
-            agent.observe(e)
-        agent.act(discard_legal(agent))
-        sit, st = agent.last_situation, agent.state
-        assert agent.last_info["shanten"] == 1
-        g = build_graph(np.asarray(st.hand, np.uint8), np.asarray(st.unseen, np.uint8), d=d1,
-                        horizon=sit.params.T, riichi=True, m=1, max_states=50_000)
-        assert (agent.last_info["states"], g.d) == (g.n_states, d1)
-        rv = solve_psm(g, sit.params, drawn=st.drawn >> 2)
-        for a, v in agent.last_values:
-            if a["type"] == "dahai":
-                assert v == pytest.approx(rv.discards[mjai_to_kind(a["pai"])], abs=1e-12)
+        _, g, rv = _valued_on_graph(est, ev, 1, d1, m=1, d1=d1)
         seen[d1] = (g.n_states, max(rv.discards.values()))
     assert seen[3][0] > seen[2][0] and seen[3][1] >= seen[2][1] - 1e-12, seen
 
