@@ -9,7 +9,9 @@ probabilities of the action the record's player *actually took* (win, lose, anot
 tenpai / noten washout; a fold PSM plans counts as that fold ends from the state and turn it
 is made at: ``MdpAgent(split_fold=True)``) are compared
 with how that hand really ended for that seat. The table is by shanten x tiles left, with the
-largest gap between predicted and realised per cell; ``--plot`` draws a reliability diagram per
+largest gap between predicted and realised per cell, then two breakdowns outside the judged
+cells: by shanten facing another's riichi, and the turns where riichi was on offer by the
+choice (declared or dama: a riichi hand cannot fold, so its deal-ins are its own); ``--plot`` draws a reliability diagram per
 ending (predicted in bins vs realised); ``--json`` prints every number.
 
 Realised endings come from the record: a ``hora`` by the seat (win), on its discard (lose), by
@@ -48,6 +50,7 @@ class Row:
     predicted: np.ndarray  # [5] over ENDINGS
     realised: int          # index into ENDINGS
     facing: bool = False   # another seat was in riichi
+    declared: bool | None = None  # riichi on offer: the record declared it; None: not on offer
 
 
 def realised_endings(events: list[dict]) -> dict[tuple[int, int], int]:
@@ -137,8 +140,9 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
             raise RuntimeError(f"{path}: a fold was predicted unsplit at event {d.index}")
         pred = pred[:len(ENDINGS)]
         facing = any(d.state.riichi[j] for j in range(4) if j != d.seat)
+        declared = d.legal[pick]["type"] == "reach" if any(a["type"] == "reach" for a in d.legal) else None
         rows.append(Row(str(path), d.seat, int(shanten(np.asarray(d.state.hand, np.uint8))),
-                        int(d.state.tiles_left), pred, real, facing))
+                        int(d.state.tiles_left), pred, real, facing, declared))
     return rows
 
 
@@ -166,7 +170,8 @@ def _bucket(w: int) -> str:
 
 def summarize(rows: list[Row]) -> dict:
     """Predicted and realised ending rates overall, by shanten, by shanten x tiles left, and
-    by shanten for the decisions facing another's riichi (not among the judged cells);
+    by shanten for the decisions facing another's riichi and, where riichi was on offer, by
+    the choice (declared / dama; neither among the judged cells);
     ``max_gap`` of a cell is the largest |predicted - realised| over the endings, ``judged``
     whether it has at least :data:`MIN_CELL` decisions."""
     def cell(sel: list[Row]) -> dict:
@@ -190,6 +195,8 @@ def summarize(rows: list[Row]) -> dict:
                 out["cells"][f"{sh}/{b}"] = c
     out["facing_riichi"] = {str(sh): cell([r for r in rows if r.facing and r.shanten == sh])
                             for sh in sorted({r.shanten for r in rows})}
+    out["riichi_on_offer"] = {"declared": cell([r for r in rows if r.declared is True]),
+                              "dama": cell([r for r in rows if r.declared is False])}
     judged = [c for c in out["cells"].values() if c["judged"]]
     out["judged_cells"] = len(judged)
     out["cells_within_0.05"] = sum(1 for c in judged if c["max_gap"] <= 0.05)
@@ -215,6 +222,9 @@ def format_table(summary: dict) -> str:
         for sh, c in summary.get("facing_riichi", {}).items():
             if c["n"]:
                 lines.append(line(f"facing riichi, sh {sh}", c))
+        for choice, c in summary.get("riichi_on_offer", {}).items():
+            if c["n"]:
+                lines.append(line(f"riichi on offer, {choice}", c))
     lines.append(f"{summary['cells_within_0.05']} of {summary['judged_cells']} cells with >= {MIN_CELL} decisions "
                  f"within 0.05 on every ending ({summary['decisions']} decisions)")
     return "\n".join(lines)

@@ -84,6 +84,8 @@ def test_cli_on_a_real_game(tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     facing = sum(c["n"] for c in out["facing_riichi"].values())
     assert 0 < facing < n  # the game has riichi declarations, and hands before them
+    offer = out["riichi_on_offer"]
+    assert 0 < offer["declared"]["n"] + offer["dama"]["n"] <= out["by_shanten"]["0"]["n"]
 
 
 def test_facing_riichi_cells_take_only_those_decisions():
@@ -96,6 +98,20 @@ def test_facing_riichi_cells_take_only_those_decisions():
     assert f1["n"] == 2 and f2["n"] == 1 and out["by_shanten"]["1"]["n"] == 3
     assert f1["predicted"]["lose"] == 0.75 and f1["predicted"]["other_win"] == 0.25
     assert f1["realised"]["lose"] == 0.5 and f1["realised"]["other_win"] == 0.5 and f1["max_gap"] == 0.25
+    assert out["riichi_on_offer"] == {"declared": {"n": 0}, "dama": {"n": 0}}
+
+
+def test_riichi_on_offer_rows_split_by_the_choice():
+    """Where riichi was on offer the rows split by the recorded choice, each its own means;
+    the rows where it was not on offer stay out of both."""
+    one = np.eye(len(ENDINGS))
+    rows = [Row("f", 0, 0, 40, one[0], 0, declared=True), Row("f", 0, 0, 35, one[1], 1, declared=True),
+            Row("f", 0, 0, 30, one[2], 0, declared=False), Row("f", 0, 0, 25, one[3], 3)]
+    out = summarize(rows)["riichi_on_offer"]
+    dec, dama = out["declared"], out["dama"]
+    assert dec["n"] == 2 and dama["n"] == 1
+    assert dec["predicted"]["win"] == 0.5 and dec["predicted"]["lose"] == 0.5 and dec["max_gap"] == 0.0
+    assert dama["predicted"]["other_win"] == 1.0 and dama["realised"]["win"] == 1.0 and dama["max_gap"] == 1.0
 
 
 def test_cli_bad_inputs_exit_2(tmp_path, capsys):
