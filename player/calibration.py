@@ -11,8 +11,9 @@ is made at: ``MdpAgent(split_fold=True)``) are compared
 with how that hand really ended for that seat. The table is by shanten x tiles left, with the
 largest gap between predicted and realised per cell, then two breakdowns outside the judged
 cells: by shanten facing another's riichi, and the turns where riichi was on offer by the
-choice (declared or dama: a riichi hand cannot fold, so its deal-ins are its own); ``--plot`` draws a reliability diagram per
-ending (predicted in bins vs realised); ``--json`` prints every number.
+choice (declared or dama: a riichi hand cannot fold, so its deal-ins are its own); ``--plot``
+draws a reliability diagram per ending (predicted in bins vs realised); ``--json`` prints every
+number.
 
 Realised endings come from the record: a ``hora`` by the seat (win), on its discard (lose), by
 another (other win); at a ``ryukyoku`` the seat's own hand (``TableState.waits``) says tenpai or

@@ -201,8 +201,8 @@ class MdpAgent(Agent):
         what discards at :data:`MAX_SHANTEN` or more (:data:`FAR_ORDERS`); ``d3``: ``d`` of a 3-shanten
         root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
         :data:`STATES2`); ``d0``, ``d1``: ``d`` of a tenpai and of a 1-shanten root's own-turn
-        graph, ``m1``: the calls of the 1-shanten one (:data:`D0`, :data:`D1`, :data:`M1`); ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by
-        Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
+        graph, ``m1``: the calls of the 1-shanten one (:data:`D0`, :data:`D1`, :data:`M1`);
+        ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
         the shipped one or ``scenarios_file``, loaded with the agent); ``est_dir``: the folder of the estimators'
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
         the shipped ``regressors/models``); ``tie_net``: the folder of the discard net that
