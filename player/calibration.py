@@ -32,6 +32,7 @@ import numpy as np
 
 from game.cli import reports_errors
 from game.errors import MahjongError
+from player.agents.base import find
 
 #: The endings compared (a planned fold ends as one of them).
 ENDINGS = ("win", "lose", "other_win", "tenpai_washout", "noten_washout")
@@ -141,7 +142,7 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
             raise RuntimeError(f"{path}: a fold was predicted unsplit at event {d.index}")
         pred = pred[:len(ENDINGS)]
         facing = any(d.state.riichi[j] for j in range(4) if j != d.seat)
-        declared = d.legal[pick]["type"] == "reach" if any(a["type"] == "reach" for a in d.legal) else None
+        declared = None if find(d.legal, "reach") is None else d.legal[pick]["type"] == "reach"
         rows.append(Row(str(path), d.seat, int(shanten(np.asarray(d.state.hand, np.uint8))),
                         int(d.state.tiles_left), pred, real, facing, declared))
     return rows

@@ -539,8 +539,7 @@ def _valued_on_graph(est, ev, sh: int, d: int, m: int | None = None, **opts):
     assert (agent.last_info["states"], g.d) == (g.n_states, d)
     rv = solve_psm(g, sit.params, drawn=st.drawn >> 2)
     for a, v in agent.last_values:
-        if a["type"] == "dahai":
-            assert v == pytest.approx(rv.discards[mjai_to_kind(a["pai"])], abs=1e-12)
+        assert v == pytest.approx(rv.discards[mjai_to_kind(a["pai"])], abs=1e-12)
     return agent, g, rv
 
 
