@@ -8,6 +8,7 @@ riichi with a poor hand, riichi a good early tenpai).
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -310,7 +311,7 @@ def test_agent_options_from_the_name():
     b = make_agent("mdp:d3=4,states2=20000,d0=3,d1=3,m1=2")
     assert (b.d3, b.states2, b.d0, b.d1, b.m1) == (4, 20000, 3, 3, 2)
     for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1", "mdp:d3=2", "mdp:states2=0",
-                "mdp:d1=1", "mdp:d0=6", "mdp:m1=0"):
+                "mdp:d1=1", "mdp:d0=6", "mdp:m1=0", "mdp:far=1", "mdp:far=5"):
         with pytest.raises(MahjongError):
             make_agent(bad)
 
@@ -514,6 +515,52 @@ def test_far_by_cnn_takes_cnn_bots_discard_out_of_the_mdps_range(est):
         differ += mjai_to_kind(choice["pai"]) != mjai_to_kind(rule["pai"])
     assert far > 5 and agent.stats["rule_based"] == far and agent.stats["tie_broken"] == 0
     assert differ > 0  # the net is not the efficiency agent
+
+
+def test_far_3_leaves_three_shanten_hands_to_the_efficiency_agent(est):
+    """``far=3``: every decision of a 3-shanten hand (own turn or call offer) is the efficiency
+    agent's move, counted as rule-based; hands of 0-2 shanten are still valued by the MDPs."""
+    from search.shanten import shanten
+
+    agent, eff = MdpAgent(estimators=est, hanchan=True, far=3), EfficiencyAgent()
+    by_shanten: Counter = Counter()
+    for d in replay_seat(1, agent, eff):
+        rule = eff.act(d.legal)
+        sh = shanten(np.asarray(d.state.hand, np.uint8))
+        method = agent.method(d.state, d.legal)
+        if method == "forced":
+            continue
+        by_shanten[min(sh, 4), method] += 1
+        if sh == 3:
+            assert method == "rule_based" and agent.act(d.legal) == rule
+    assert by_shanten[3, "rule_based"] > 5
+    assert not any(m == "rule_based" for (sh, m) in by_shanten if sh <= 2)
+    assert by_shanten[2, "method2"] > 0 and by_shanten[1, "method1"] > 0
+    assert agent.stats["rule_based"] == by_shanten[3, "rule_based"] and agent.stats["error_fallback"] == 0
+
+
+def test_far_5_values_four_shanten_hands_by_method_2(est):
+    """``far=5``: a 4-shanten hand's decisions are valued by Method 2 (Eq. 17 on its graph),
+    every discard valued; 5+ shanten stays the efficiency agent's."""
+    from search.shanten import shanten
+
+    four = 0
+    for seat in (1, 2):
+        agent = MdpAgent(estimators=est, hanchan=True, far=5, tie=0)
+        for d in replay_seat(seat, agent):
+            sh = shanten(np.asarray(d.state.hand, np.uint8))
+            method = agent.method(d.state, d.legal)
+            if method == "forced":
+                continue
+            assert method == ("rule_based" if sh >= 5 else "method2" if sh >= 2 else "method1")
+            if sh == 4 and any(a["type"] == "dahai" for a in d.legal):
+                agent.act(d.legal)
+                values = [v for a, v in agent.last_values if a["type"] == "dahai"]
+                assert values and all(v is not None and -4.0 <= v <= -1.0 for v in values)
+                four += 1
+                assert agent.stats["method2"] == 1 and agent.stats["error_fallback"] == 0
+                agent.stats.clear()
+    assert four > 3
 
 
 def find_reach(legal: list[dict]) -> bool:

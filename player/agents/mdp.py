@@ -78,8 +78,11 @@ from search.hand_graph import CHI_CODE, DEFAULT_D, DEFAULT_M, DEFAULT_MAX_STATES
 from search.retrograde import OUTCOMES
 from search.shanten import shanten
 
-#: Hands this many shanten or more are left to the fallback (Sec. VII: rule-based > 3).
+#: Hands this many shanten or more are left to the fallback (Sec. VII: rule-based > 3); the
+#: ``far`` option moves the bound, within :data:`FAR_RANGE` (``far=3``: the efficiency agent
+#: plays 3-shanten hands too; ``far=5``: Method 2 values 4-shanten hands as it does 2-3).
 MAX_SHANTEN = 4
+FAR_RANGE = (2, 5)
 #: Calls (step 4's m) in the graph of a call decision, at every shanten the MDP plays: the
 #: call on offer and one more, so that calling does not cost the later calls that passing
 #: keeps; past the state budget the graph lowers it itself.
@@ -187,7 +190,7 @@ class MdpAgent(Agent):
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
                  call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = TIE_BY,
                  tie_shanten: int = TIE_SHANTEN, far_by: str = FAR_BY, d3: int = D3, states2: int = STATES2,
-                 d0: int = D0, d1: int = D1, m1: int = M1,
+                 d0: int = D0, d1: int = D1, m1: int = M1, far: int = MAX_SHANTEN,
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
                  scenarios_file: str | None = None, tie_net: str | None = None, split_fold: bool = False,
                  **switches: bool) -> None:
@@ -198,7 +201,8 @@ class MdpAgent(Agent):
         never kan: the first player); ``tie``: discards within this much expected rank of
         the best are told apart (:data:`TIE`), at ``tie_shanten`` or more shanten, by
         ``tie_by`` (:data:`TIE_ORDERS`: cnn-bot's discard net or tile efficiency); ``far_by``:
-        what discards at :data:`MAX_SHANTEN` or more (:data:`FAR_ORDERS`); ``d3``: ``d`` of a 3-shanten
+        what discards at ``far`` (:data:`MAX_SHANTEN`) or more shanten (:data:`FAR_ORDERS`), a
+        range where the efficiency agent plays every other move; ``d3``: ``d`` of a 3-shanten
         root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
         :data:`STATES2`); ``d0``, ``d1``: ``d`` of a tenpai and of a 1-shanten root's own-turn
         graph, ``m1``: the calls of the 1-shanten one (:data:`D0`, :data:`D1`, :data:`M1`);
@@ -249,6 +253,9 @@ class MdpAgent(Agent):
         if not (D0 <= int(d0) <= 5 and D1 <= int(d1) <= 5 and M1 <= int(m1) <= 3):
             raise MahjongError(f"d0 must be in {D0}..5, d1 in {D1}..5 and m1 in {M1}..3, got {d0}, {d1}, {m1}")
         self.d0, self.d1, self.m1 = int(d0), int(d1), int(m1)
+        if not FAR_RANGE[0] <= int(far) <= FAR_RANGE[1]:
+            raise MahjongError(f"far must be in {FAR_RANGE[0]}..{FAR_RANGE[1]}, got {far}")
+        self.far = int(far)
         self.method2 = bool(method2)
         if self.method2 and scenarios is None:  # built with the agent: a missing file fails here
             from regressors.scenarios import DEFAULT_PATH, ScenarioModel
@@ -258,7 +265,7 @@ class MdpAgent(Agent):
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, kans, tie, tie_by, tie_shanten, far_by, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
+                               f"call_m, kans, tie, tie_by, tie_shanten, far_by, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
                                f"scenarios_file, split_fold, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
@@ -380,7 +387,7 @@ class MdpAgent(Agent):
             if self._forced(legal) is not None or (state.reach_declared[self.seat] and not state.riichi[self.seat]):
                 return "forced"
             sh = shanten(np.asarray(state.hand, np.uint8))
-            return "rule_based" if sh >= MAX_SHANTEN else "method2" if self._uses_method2(sh) else "method1"
+            return "rule_based" if sh >= self.far else "method2" if self._uses_method2(sh) else "method1"
         finally:
             self.state, self.seat = saved
 
@@ -468,7 +475,7 @@ class MdpAgent(Agent):
         post = self.state.copy()
         post.update(action)
         sh = shanten(np.asarray(post.hand, dtype=np.uint8))
-        if sh >= MAX_SHANTEN:
+        if sh >= self.far:
             self.stats["kan_unvalued"] += 1
             return None, None
         ksit = after_kan(sit, post)
@@ -491,7 +498,7 @@ class MdpAgent(Agent):
                 self.last_info = {"rule": "riichi discard planned at the reach decision"}
                 return max(planned, key=_tie_break)
         sh = shanten(hand)
-        if sh >= MAX_SHANTEN:
+        if sh >= self.far:
             self.last_info = {"shanten": sh}
             return self._far_discard(legal)
         sit = self._situation()
@@ -533,7 +540,7 @@ class MdpAgent(Agent):
     def _respond(self, legal: list[Event]) -> Event:
         st = self.state  # a pass and a call on offer: not forced
         sh = shanten(np.asarray(st.hand, dtype=np.uint8))
-        if sh >= MAX_SHANTEN:
+        if sh >= self.far:
             self.last_info = {"shanten": sh}
             return self._fallback(legal, "rule_based")
         sit = self._situation()
@@ -575,7 +582,7 @@ class MdpAgent(Agent):
     # --- Method 2 ----------------------------------------------------------------------
 
     def _uses_method2(self, sh: int) -> bool:
-        return self.method2 and sh in METHOD2_SHANTEN and not self.state.riichi[self.seat]
+        return self.method2 and METHOD2_SHANTEN[0] <= sh < self.far and not self.state.riichi[self.seat]
 
     def scenarios(self):
         """Eq. 18's regressions (:class:`regressors.scenarios.ScenarioModel`); ``MahjongError``
