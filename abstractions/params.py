@@ -123,6 +123,9 @@ class MDPParams:
     ron_scale : float
         The opponents discard a kind *i* can ron at this share of ``p_disc`` (in [0, 1]: they
         hold back the tiles that look dangerous).
+    tenpai_other : float
+        ``p_other`` times this at the tenpai states not locked in riichi (in [0, 1]: another
+        wins less often while *i* is tenpai; the locked states' ``p_other`` is their own).
     ron_ok : bool[34], optional
         Kinds *i* may ron (False for furiten kinds, spec A13); default all.
     furiten : bool
@@ -177,6 +180,7 @@ class MDPParams:
     u_nw: float = 0.0
     p_disc: np.ndarray | None = None
     ron_scale: float = 1.0
+    tenpai_other: float = 1.0
     ron_ok: np.ndarray | None = None
     furiten: bool = False
     payoff: Payoff | float = 1.0
@@ -232,7 +236,8 @@ class MDPParams:
             raise MahjongError("riichi must be a RiichiParams or None")
         return MDPParams(T=T, p_lose=pl, u_lose=_vec(self.u_lose, 34, "u_lose"), p_other=po,
                          u_other=float(self.u_other), p_end=pe, lose_growth=gl, u_tw=float(self.u_tw),
-                         u_nw=float(self.u_nw), p_disc=pd, ron_scale=_scale(self.ron_scale, "ron_scale"), ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
+                         u_nw=float(self.u_nw), p_disc=pd, ron_scale=_scale(self.ron_scale, "ron_scale"),
+                         tenpai_other=_scale(self.tenpai_other, "tenpai_other"), ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
                          fsm_p=float(self.fsm_p), fold=bool(self.fold), fold_growth=bool(self.fold_growth),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),

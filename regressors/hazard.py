@@ -29,6 +29,8 @@ declaration can never be ronned by it, and had it been a wait the hand would hav
 And a tenpai hand does not ron every discard of its waits (a wait without a yaku, furiten):
 ``ron_given_wait`` is the share ronned, for a riichi, a closed hand not in riichi (dama) and
 an open hand (:func:`replay_rates`; Eq. 20's ``P_T P(t is j's wait)`` counts them all).
+``tenpai_other`` says how much rarer another's win is while *i*'s own hand is tenpai than
+the hazard, which knows nothing of *i*'s hand, predicts (:func:`tenpai_other_ratio`).
 """
 from __future__ import annotations
 
@@ -148,6 +150,34 @@ def expand_intervals(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     return X, y_other.astype(int), y_abort.astype(int)
 
 
+def tenpai_other_ratio(model: "HazardModel", arr: dict, pt: np.ndarray) -> float:
+    """How much rarer another's win is in the interval after a discard of a tenpai hand (not in
+    riichi) than ``model.other`` predicts, relative to the same ratio of the hands that are not
+    tenpai: ``(O_t / E_t) / (O_n / E_n)`` over the rows of the first interval (``q = 1``) whose
+    seat is not in riichi then, ``O`` the other wins observed, ``E`` the predicted ones, ``t``
+    the rows whose hand (14 tiles, ``dec_ctx``'s shanten) is tenpai, ``n`` the rest; at most
+    1, each count smoothed by half a win. The hazard is fitted on every row, with no feature
+    of the seat's own hand: while it is tenpai another's win is rarer (its ron comes first on
+    some discards, and its hands come at tables where the others are slow)."""
+    from regressors.datasets import END_KINDS
+
+    t_left = np.maximum(arr["dec_t_left"].astype(np.int64), 1)
+    kind = arr["dec_end_kind"].astype(np.int64)
+    ctx = arr["dec_ctx"]
+    survived = t_left - (kind == END_KINDS.index("deal_in")) >= 1
+    own_riichi = (ctx[:, 3] > 0) | (arr["dec_reach_q"].astype(np.int64) <= 1)
+    open_pt = np.where(arr["dec_takes"] > 0, pt, 0.0).max(1)
+    X = hazard_features(ctx[:, 0], np.ones(len(t_left)), arr["dec_riichi"].sum(1), pt, open_pt, own_riichi)
+    expected = model.other.predict_proba(X)
+    observed = (t_left == 1) & (kind == END_KINDS.index("other_win"))
+    free = survived & ~own_riichi
+    tenpai = free & (ctx[:, 4] <= 0)
+    rest = free & (ctx[:, 4] > 0)
+    ratio = ((observed[tenpai].sum() + 0.5) / (expected[tenpai].sum() + 0.5)) / \
+        ((observed[rest].sum() + 0.5) / (expected[rest].sum() + 0.5))
+    return float(min(1.0, ratio))
+
+
 def end_tenpai_rows(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(X, label) per opponent of every discard row whose hand ran to an exhaustive draw."""
     from regressors.datasets import END_KINDS
@@ -175,6 +205,7 @@ class HazardModel:
         self.dama_share = 1.0
         self.riichi_pass = 0.0
         self.ron_given_wait = {c: 1.0 for c in WAIT_CLASSES}
+        self.tenpai_other = 1.0
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
@@ -190,6 +221,7 @@ class HazardModel:
         self.ron_scale_riichi = _ron_ratio(arr, riichi=True)
         tenpai = arr["dec_tenpai"].astype(bool)
         self.dama_share = _share(~arr["dec_riichi"][tenpai].astype(bool))
+        self.tenpai_other = tenpai_other_ratio(self, arr, pt)
         return self
 
     def p_other(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray,
@@ -224,7 +256,7 @@ class HazardModel:
                           "p_abort": self.p_abort, "p_tsumo": self.p_tsumo, "p_ippatsu": self.p_ippatsu,
                           "ron_scale": self.ron_scale, "ron_scale_riichi": self.ron_scale_riichi,
                           "dama_share": self.dama_share, "riichi_pass": self.riichi_pass,
-                          "ron_given_wait": self.ron_given_wait}, path, KIND)
+                          "ron_given_wait": self.ron_given_wait, "tenpai_other": self.tenpai_other}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -242,6 +274,7 @@ class HazardModel:
             m.dama_share = float(d["dama_share"])
             m.riichi_pass = float(d["riichi_pass"])
             m.ron_given_wait = {c: float(d["ron_given_wait"][c]) for c in WAIT_CLASSES}
+            m.tenpai_other = float(d["tenpai_other"])
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m

@@ -311,8 +311,8 @@ def _choose(base, r, vp, gp, vc, gc, cw):
 @numba.njit(cache=True)
 def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb,
                  win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
-                 node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, ron_ok, u_tsumo, u_ron,
-                 v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, run_lo, run_hi, VF, ED, stops,
+                 node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, t_other, ron_ok, u_tsumo,
+                 u_ron, v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, run_lo, run_hi, VF, ED, stops,
                  q_event, v_event, allow_event):
     """Fill ``VF``/``ED`` from ``k = 0`` up to ``T``.
 
@@ -325,7 +325,8 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
     pass, pon and, with weight ``node_chi[j]`` (the left player's share of discard ``j``), chi
     (Eq. 10); passing every one leads to our draw.
     Chance parameters come in two classes by ``cls`` (1: locked after riichi): ``p_other[c, n]``
-    (``n = 0..T``; ``n = T`` after i's last discard, before the washout), ``p_end[c, n]``,
+    (``n = 0..T``; ``n = T`` after i's last discard, before the washout; times ``t_other[c]``
+    at a tenpai state), ``p_end[c, n]``,
     ``g_lose[c, n]`` (a member's class is its code's, :func:`_code_growth`), ``u_other[c]``,
     ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``; with
     ``skip_locked`` (no declarations allowed) the locked states are not solved (their values
@@ -360,7 +361,7 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
     for s in range(n):
         # the horizon: the washout, unless another wins after i's last discard (p_other[T])
         c = cls[s]
-        po = p_other[c, T]
+        po = p_other[c, T] * (t_other[c] if tenpai[s] else 1.0)
         VF[s] = po * u_other[c] + (1.0 - po) * (u_tw[c] if tenpai[s] else u_nw[c])
         ED[s] = VF[s]
     for k in range(1, T + 1):
@@ -464,7 +465,7 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
                         continue
                     v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
                     vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
-            po = p_other[c, nn]
+            po = p_other[c, nn] * (t_other[c] if tenpai[s] else 1.0)
             pe = p_end[c, nn]
             uw = u_tw[c] if tenpai[s] else u_nw[c]
             cont = po * u_other[c] + (1.0 - po) * (pe * uw + (1.0 - pe) * vr)
@@ -650,7 +651,7 @@ def _fold_row(row, lam, s, k, T, g, p, iL, iO, iN, iF):
 @numba.njit(cache=True)
 def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                    win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
-                   g_lose, p_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
+                   g_lose, p_other, t_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
                    fold_lam, fold_g, fold_p, VF, ED, stops, hbest, marks, PF_out, PD_out):
     """The ending probabilities (``OUTCOMES``) under the solved policy at the marked pairs.
 
@@ -690,7 +691,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
     for s in range(n):
         if marks[s] & 1:
             # the horizon: the washout, unless another wins after i's last discard (p_other[T])
-            po = p_other[cls[s], T]
+            po = p_other[cls[s], T] * (t_other[cls[s]] if tenpai[s] else 1.0)
             pf[0, s, iT if tenpai[s] else iN] = 1.0 - po
             if iO >= 0:
                 pf[0, s, iO] += po
@@ -789,7 +790,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
                                 if o == iL:
                                     v += gq[h_code[m]] * (1.0 - mb[h_code[m]])
                                 pv[o] += wgt * (v - pb[o])
-            po = p_other[c, nn]
+            po = p_other[c, nn] * (t_other[c] if tenpai[s] else 1.0)
             pe = p_end[c, nn]
             for o in range(no):
                 pf[cur, s, o] = (1.0 - po) * (1.0 - pe) * pv[o]
@@ -900,7 +901,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
           riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None,
-          discards_per_turn: int = 1, ron_scale: float = 1.0, root_only: bool = False,
+          discards_per_turn: int = 1, ron_scale: float = 1.0, tenpai_other: float = 1.0, root_only: bool = False,
           q_event: np.ndarray | None = None, v_event: np.ndarray | None = None,
           fold_split: tuple | None = None):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
@@ -919,7 +920,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]); the locked states' own
     ``g_lose`` may come in ``riichi`` (a riichi hand cannot answer a later riichi). ``ron_scale`` multiplies
     ``p_disc`` of the kinds a state can ron (the opponents hold back tiles that look
-    dangerous; within [0, 1]). ``root_only``: solve only the (state, ``k``) pairs that the
+    dangerous; within [0, 1]). ``tenpai_other`` multiplies ``p_other`` at the free states
+    that are tenpai (another's win is rarer while we are tenpai; not the locked states, whose
+    ``p_other`` is their own). ``root_only``: solve only the (state, ``k``) pairs that the
     root's actions read (:func:`turns_read`; the same numbers for them, about a third less
     work); the others are NaN in ``VF``/``ED``. With ``track`` the ending probabilities are
     computed after the values, at the pairs that the root's actions reach under the solved
@@ -1019,8 +1022,11 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
         run_lo, run_hi = np.zeros(1, np.int64), np.full((T + 1, 1), nh, np.int64)
     stops = np.zeros(n if track else 1, np.int64)
     hbest = np.empty(T * nh if track else 1, np.int32)
+    if not 0.0 <= float(tenpai_other) <= 1.0:
+        raise ValueError(f"tenpai_other must lie in [0, 1], got {tenpai_other!r}")
+    t_other = np.array([float(tenpai_other), 1.0])
     f64 = (two["g_lose"], two["p_other"], two["u_other"], two["p_end"], two["u_tw"], two["u_nw"], two["p_disc"],
-           two["ron_scale"])
+           two["ron_scale"], t_other)
     ron_ok, u_tsumo, u_ron = np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron)
     skip_locked = riichi is None
     solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb, graph.win_ptr,
@@ -1041,7 +1047,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
         endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code,
                        ma, mb,
                        graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
-                       graph.call_chi, call_g0, node_chi, int(T), two["g_lose"], two["p_other"], two["p_end"],
+                       graph.call_chi, call_g0, node_chi, int(T), two["g_lose"], two["p_other"], t_other, two["p_end"],
                        two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron, bool(allow_win), bool(tsumo_forced),
                        _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop,
                                       None if fold_split is None else fold_p),

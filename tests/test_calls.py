@@ -232,13 +232,14 @@ class Brute:
         base = self.p
         self.cls = [dict(p_lose=base.p_lose, u_lose=base.u_lose, p_other=base.p_other, u_other=base.u_other,
                          p_end=base.p_end, u_tw=base.u_tw, u_nw=base.u_nw, p_disc=base.p_disc,
-                         ron_scale=base.ron_scale, g_lose=base.lose_growth)]
+                         ron_scale=base.ron_scale, g_lose=base.lose_growth, t_other=base.tenpai_other)]
         if r is not None:
             self.cls.append(dict(p_lose=r.p_lose, u_lose=base.u_lose - r.stick, p_other=r.p_other,
                                  u_other=base.u_other - r.stick, p_end=r.p_end, u_tw=base.u_tw - r.stick,
                                  u_nw=base.u_nw - r.stick, p_disc=r.p_disc,
                                  ron_scale=base.ron_scale if r.ron_scale is None else r.ron_scale,
-                                 g_lose=base.lose_growth if r.lose_growth is None else r.lose_growth))
+                                 g_lose=base.lose_growth if r.lose_growth is None else r.lose_growth,
+                                 t_other=1.0))  # the locked states' p_other is their own
             for key in ("p_other", "p_end"):
                 self.cls[1][key] = np.broadcast_to(np.asarray(self.cls[1][key], float), (base.T,))
         self.VF = lru_cache(maxsize=None)(self._vf)
@@ -320,7 +321,7 @@ class Brute:
                 w = q["p_disc"][u] * (q["ron_scale"] if rons else 1.0)  # a wait is discarded less
                 nxt += w * ((1 - cw) * v0 + cw * v1) + (q["p_disc"][u] - w) * vr
             vr = nxt
-        po, pe = q["p_other"][n], q["p_end"][n]
+        po, pe = q["p_other"][n] * (q["t_other"] if self.wins(st) else 1.0), q["p_end"][n]
         cont = po * q["u_other"] + (1 - po) * (pe * self.uw(st) + (1 - pe) * vr)
         if p.fold and not locked:
             stop = fsm_closed_form(np.array(c), p.p_lose, p.u_lose, p=p.fsm_p, u_other=p.u_other,
@@ -376,7 +377,7 @@ def _params(rng, T, kinds, riichi=True, payoff=_payoff):
                           p_end=rng.uniform(0, 0.1, T), p_disc=rpd, ron_scale=float(rng.uniform(0.2, 1.0)),
                           lose_growth=rng.uniform(0.8, 3.0, T))  # its own: a riichi hand cannot answer
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), lose_growth=rng.uniform(0.8, 2.0, T),
-                     u_other=-1.0, ron_scale=float(rng.uniform(0.3, 1.0)),
+                     u_other=-1.0, ron_scale=float(rng.uniform(0.3, 1.0)), tenpai_other=float(rng.uniform(0.3, 1.0)),
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15, riichi=rp, p_chi=float(rng.uniform(0.2, 0.5)))
 

@@ -16,7 +16,7 @@ from game.errors import ModelFileError
 from game.records import read_events
 from regressors.datasets import END_KINDS, NO_REACH, build_dataset
 from regressors.estimators import Estimators
-from regressors.hazard import HAZARD_FEATURES, HazardModel, expand_intervals
+from regressors.hazard import HAZARD_FEATURES, HazardModel, expand_intervals, tenpai_other_ratio
 
 PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
                                    / "mjlog").glob("*.xml"))
@@ -134,12 +134,51 @@ def test_hazard_file_round_trip_and_errors(tmp_path):
     args = (40, np.array([0.2, 0.5, 0.1]), np.array([False, True, False]), np.array([True, False, False]))
     np.testing.assert_array_equal(back.p_other(*args, q, False), hz.p_other(*args, q, False))
     np.testing.assert_array_equal(back.p_tenpai_end(*args), hz.p_tenpai_end(*args))
-    assert (back.dama_share, back.ron_scale) == (hz.dama_share, hz.ron_scale)
+    assert (back.dama_share, back.ron_scale, back.tenpai_other) == (hz.dama_share, hz.ron_scale, hz.tenpai_other)
     with pytest.raises(ModelFileError):
         HazardModel.load(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text('{"kind": "tenpai", "format_version": 1}')
     with pytest.raises(ModelFileError):
         HazardModel.load(tmp_path / "bad.json")
+
+
+def _first_interval_rows(shanten: list[int], other_win: list[bool], **extra) -> dict:
+    """Discard rows at 40 tiles left, nobody in riichi or open: each ends with another's win in
+    its first interval or goes on (own win five discards later)."""
+    n = len(shanten)
+    kind = np.where(other_win, END_KINDS.index("other_win"), END_KINDS.index("own_win"))
+    ctx = np.zeros((n, 5), np.float32)
+    ctx[:, 0], ctx[:, 4] = 40, shanten
+    arr = {"dec_ctx": ctx, "dec_riichi": np.zeros((n, 3), bool), "dec_takes": np.zeros((n, 3), np.int8),
+           "dec_t_left": np.where(other_win, 1, 5), "dec_end_kind": kind, "dec_reach_q": np.full(n, NO_REACH)}
+    for key, value in extra.items():
+        arr[key] = value
+    return arr
+
+
+def test_tenpai_other_ratio_compares_tenpai_hands_with_the_rest():
+    """Rows that the hazard cannot tell apart (the same features): the tenpai ones see
+    another's win in 5 % of their first intervals, the rest in 10 %, so the ratio is about
+    one half; rows in riichi and rows dealt in at once do not count; equal rates give 1."""
+    hz = Estimators.default().hazard
+    rng = np.random.default_rng(0)
+    n = 4000
+    sh = np.repeat([0, 1], n)
+    won = np.concatenate([rng.random(n) < 0.05, rng.random(n) < 0.10])
+    pt = np.full((2 * n, 3), 0.1)
+    half = tenpai_other_ratio(hz, _first_interval_rows(sh, won), pt)
+    assert 0.4 < half < 0.62
+    # riichi rows (the seat's own hazard) and deal-ins (no interval survived) are left out
+    extra = np.concatenate([sh, np.zeros(500, int)])
+    rows = _first_interval_rows(extra, np.concatenate([won, np.zeros(500, bool)]))
+    rows["dec_ctx"][2 * n:, 3] = 1
+    assert tenpai_other_ratio(hz, rows, np.full((2 * n + 500, 3), 0.1)) == pytest.approx(half)
+    dealt = _first_interval_rows(extra, np.concatenate([won, np.zeros(500, bool)]))
+    dealt["dec_t_left"][2 * n:] = 1
+    dealt["dec_end_kind"][2 * n:] = END_KINDS.index("deal_in")
+    assert tenpai_other_ratio(hz, dealt, np.full((2 * n + 500, 3), 0.1)) == pytest.approx(half)
+    even = np.concatenate([won[n:], won[n:]])
+    assert tenpai_other_ratio(hz, _first_interval_rows(sh, even), pt) == pytest.approx(1.0)
 
 
 def test_shipped_hazards_are_sane():
@@ -155,6 +194,7 @@ def test_shipped_hazards_are_sane():
     end = hz.p_tenpai_end(20, np.array([1.0, 0.05, 0.3]), np.array([True, False, False]), no_open)
     assert end[0] > 0.9 and end[1] < end[2] < end[0]
     assert 0 < hz.p_abort < 0.01
+    assert 0.7 < hz.tenpai_other < 1.0  # another wins less while we are tenpai
 
 
 def test_ron_scales_and_dama_share_count_the_tenpai_players_facing_discards(phoenix):

@@ -42,9 +42,15 @@ class Brute:
         self.VF = lru_cache(maxsize=None)(self._vf)
         self.ED = lru_cache(maxsize=None)(self._ed)
 
+    def tenpai(self, h):
+        return any(h[u] < 4 and _complete(_add(h, u)) for u in range(34))
+
     def uw(self, h):
-        tenpai = any(h[u] < 4 and _complete(_add(h, u)) for u in range(34))
-        return self.p.u_tw if tenpai else self.p.u_nw
+        return self.p.u_tw if self.tenpai(h) else self.p.u_nw
+
+    def po(self, h, n):
+        """Another's win in interval ``n``: ``p_other``, times ``tenpai_other`` while tenpai."""
+        return self.p.p_other[n] * (self.p.tenpai_other if self.tenpai(h) else 1.0)
 
     def furiten(self, h):
         """Tenhou's rule: any wait that may not be ronned forbids every ron."""
@@ -53,7 +59,7 @@ class Brute:
 
     def vt(self, h, n):
         if n == self.p.T:  # the horizon: another's win after the last discard, else the washout
-            po = self.p.p_other[n]
+            po = self.po(h, n)
             return po * self.p.u_other + (1 - po) * self.uw(h)
         return self.VF(h, n)
 
@@ -68,7 +74,8 @@ class Brute:
                     opts.append(float(_payoff(_add(h, u), [u], False)[0]) if callable(p.payoff) else p.payoff)
                 w = p.p_disc[u] * (p.ron_scale if len(opts) > 1 else 1.0)  # a wait is discarded less
                 vr += w * (max(opts) - ed)
-        cont = p.p_other[n] * p.u_other + (1 - p.p_other[n]) * (p.p_end[n] * self.uw(h) + (1 - p.p_end[n]) * vr)
+        po = self.po(h, n)
+        cont = po * p.u_other + (1 - po) * (p.p_end[n] * self.uw(h) + (1 - p.p_end[n]) * vr)
         if self.event is not None:
             q, after = self.event
             cont = (1 - q[n]) * cont + q[n] * after.VF(h, n)
@@ -130,7 +137,7 @@ def _params(rng, T, kinds, payoff=_payoff):
     ron_ok[kinds[0]] = False  # furiten on one kind
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T + 1),
                      lose_growth=rng.uniform(0.8, 2.5, T), ron_scale=float(rng.uniform(0.3, 1.0)),
-                     u_other=-1.0,
+                     tenpai_other=float(rng.uniform(0.3, 1.0)), u_other=-1.0,
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15)
 

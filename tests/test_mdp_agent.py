@@ -663,6 +663,28 @@ def test_read_deal_in_scales_the_later_deal_ins_of_a_free_hand_only(est):
     np.testing.assert_array_equal(read.riichi.lose_growth, plain.riichi.lose_growth)
 
 
+def test_tenpai_other_lowers_another_win_at_the_tenpai_states_only(est):
+    """``tenpai_other``: the hazards' factor reaches PSM's parameters; a tenpai hand's discard
+    that keeps it tenpai then sees another's win less often and is worth more, every hazard
+    else the same."""
+    from abstractions.psm import solve_psm
+    from abstractions.situation import TableModel
+
+    ev = events_for("123m 456p 789s 23s 55m", [], last_draw="E")
+    agent = agent_at(ev, est)
+    st = agent.state
+    plain = situation_of(st, est)
+    fewer = situation_of(st, est, model=TableModel(tenpai_other=True))
+    assert plain.params.tenpai_other == 1.0
+    assert fewer.params.tenpai_other == est.hazard.tenpai_other < 1.0
+    np.testing.assert_array_equal(fewer.params.p_other, plain.params.p_other)
+    g = agent._graph(plain, st)
+    a, b = (solve_psm(g, s.params, drawn=st.drawn >> 2, track=True) for s in (plain, fewer))
+    east = mjai_to_kind("E")  # its discard keeps the hand tenpai on 14s
+    assert b.discards[east] > a.discards[east]
+    assert b.probs[east][OUTCOMES.index("other_win")] < a.probs[east][OUTCOMES.index("other_win")]
+
+
 def test_riichi_decay_takes_the_passed_share_off_a_riichi_each_turn():
     """``riichi_decay``: a riichi opponent's part of our deal-ins keeps ``keep ** n`` of
     itself ``n`` discards ahead (the kinds the others pass meanwhile cannot be ronned), the
