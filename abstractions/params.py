@@ -126,6 +126,9 @@ class MDPParams:
     tenpai_other : float
         ``p_other`` times this at the tenpai states not locked in riichi (in [0, 1]: another
         wins less often while *i* is tenpai; the locked states' ``p_other`` is their own).
+    draw_share : float
+        *i* draws a kind that completes its hand at this share of its unseen share (in [0, 1]:
+        the others hold some of our waits), the other kinds more often by as much.
     ron_ok : bool[34], optional
         Kinds *i* may ron (False for furiten kinds, spec A13); default all.
     furiten : bool
@@ -181,6 +184,7 @@ class MDPParams:
     p_disc: np.ndarray | None = None
     ron_scale: float = 1.0
     tenpai_other: float = 1.0
+    draw_share: float = 1.0
     ron_ok: np.ndarray | None = None
     furiten: bool = False
     payoff: Payoff | float = 1.0
@@ -237,7 +241,8 @@ class MDPParams:
         return MDPParams(T=T, p_lose=pl, u_lose=_vec(self.u_lose, 34, "u_lose"), p_other=po,
                          u_other=float(self.u_other), p_end=pe, lose_growth=gl, u_tw=float(self.u_tw),
                          u_nw=float(self.u_nw), p_disc=pd, ron_scale=_scale(self.ron_scale, "ron_scale"),
-                         tenpai_other=_scale(self.tenpai_other, "tenpai_other"), ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
+                         tenpai_other=_scale(self.tenpai_other, "tenpai_other"),
+                         draw_share=_scale(self.draw_share, "draw_share"), ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
                          fsm_p=float(self.fsm_p), fold=bool(self.fold), fold_growth=bool(self.fold_growth),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),

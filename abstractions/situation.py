@@ -427,7 +427,9 @@ class TableModel:
     plans blind to what the table will show, while the player reads it each turn).
     ``tenpai_other``: another's win comes at ``Hazards.tenpai_other`` times ``P_O[n]`` while our
     hand is tenpai and not locked in riichi (the hazard knows nothing of our hand; else the
-    same ``P_O`` at every state).
+    same ``P_O`` at every state). ``draw_share``: a draw completes our hand at
+    ``Hazards.draw_share`` of its unseen share, the other draws take up the rest (else as often
+    as the unseen counts say).
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -450,6 +452,7 @@ class TableModel:
     later_riichi: bool = False  # an opponent's later riichi as a chance event (PSM)
     read_deal_in: bool = False  # later deal-ins at LATER_DEAL_IN of the grown chances
     tenpai_other: bool = False  # another's win rarer while we are tenpai (Hazards.tenpai_other)
+    draw_share: bool = False  # we draw our waits less often than their unseen share (Hazards.draw_share)
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
@@ -604,6 +607,7 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
                        p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi),
                        tenpai_other=float(hazards.tenpai_other) if model.tenpai_other and model.hazard else 1.0,
+                       draw_share=float(hazards.draw_share) if model.draw_share else 1.0,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten,
                        payoff=riichi_pay if in_riichi else plain,
                        fsm_p=fsm_p, fold_growth=model.rising_fold, riichi=riichi, calls=True,

@@ -79,6 +79,7 @@ class Hazards:
     riichi_pass: float          # share of our kinds a riichi can ron that the others pass in a turn
     ron_given_wait: np.ndarray  # [4] share of the discards of its waits each seat rons (its class's)
     tenpai_other: float         # p_other times this while our hand is tenpai (not in riichi)
+    draw_share: float           # we draw our waits at this share of their unseen share
     # a riichi declared now by seat j (``hazards(..., facing=True)`` only; else None)
     p_other_facing: np.ndarray | None = None         # [4, len(q)] p_other were seat j in riichi now
     p_other_facing_riichi: np.ndarray | None = None  # the same with us in riichi too
@@ -154,7 +155,8 @@ class Estimators:
         out = Hazards(hz.p_other(w, pt, riichi, open_, q, bool(view.riichi[me])),
                       hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end, ahead, hz.p_tsumo,
                       hz.p_ippatsu, hz.ron_scale, hz.ron_scale_riichi, hz.dama_share, hz.riichi_pass,
-                      np.array([hz.ron_given_wait[wait_class(view, j)] for j in range(4)]), hz.tenpai_other)
+                      np.array([hz.ron_given_wait[wait_class(view, j)] for j in range(4)]), hz.tenpai_other,
+                      hz.draw_share)
         if facing:
             p_o = np.zeros((2, 4, len(q)))
             classes = np.zeros_like(d.win_class_probs)

@@ -30,7 +30,9 @@ And a tenpai hand does not ron every discard of its waits (a wait without a yaku
 ``ron_given_wait`` is the share ronned, for a riichi, a closed hand not in riichi (dama) and
 an open hand (:func:`replay_rates`; Eq. 20's ``P_T P(t is j's wait)`` counts them all).
 ``tenpai_other`` says how much rarer another's win is while *i*'s own hand is tenpai than
-the hazard, which knows nothing of *i*'s hand, predicts (:func:`tenpai_other_ratio`).
+the hazard, which knows nothing of *i*'s hand, predicts (:func:`tenpai_other_ratio`), and
+``draw_share`` how much less often a tenpai hand draws its waits than their unseen share says
+(:func:`replay_rates`).
 """
 from __future__ import annotations
 
@@ -206,6 +208,7 @@ class HazardModel:
         self.riichi_pass = 0.0
         self.ron_given_wait = {c: 1.0 for c in WAIT_CLASSES}
         self.tenpai_other = 1.0
+        self.draw_share = 1.0
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
@@ -256,7 +259,8 @@ class HazardModel:
                           "p_abort": self.p_abort, "p_tsumo": self.p_tsumo, "p_ippatsu": self.p_ippatsu,
                           "ron_scale": self.ron_scale, "ron_scale_riichi": self.ron_scale_riichi,
                           "dama_share": self.dama_share, "riichi_pass": self.riichi_pass,
-                          "ron_given_wait": self.ron_given_wait, "tenpai_other": self.tenpai_other}, path, KIND)
+                          "ron_given_wait": self.ron_given_wait, "tenpai_other": self.tenpai_other,
+                          "draw_share": self.draw_share}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -275,6 +279,7 @@ class HazardModel:
             m.riichi_pass = float(d["riichi_pass"])
             m.ron_given_wait = {c: float(d["ron_given_wait"][c]) for c in WAIT_CLASSES}
             m.tenpai_other = float(d["tenpai_other"])
+            m.draw_share = float(d["draw_share"])
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m
@@ -291,8 +296,9 @@ def wait_class(view, j: int) -> str:
     return "open" if any(m.type != "ankan" for m in view.melds[j]) else "dama"
 
 
-def replay_rates(paths) -> tuple[float, dict[str, float]]:
-    """``(riichi_pass, ron_given_wait)`` from one replay of the records, every seat's view:
+def replay_rates(paths) -> tuple[float, dict[str, float], float]:
+    """``(riichi_pass, ron_given_wait, draw_share)`` from one replay of the records, every
+    seat's view:
 
     * ``riichi_pass``: over every seat's discards (not in riichi) facing exactly one riichi,
       the kinds in that seat's hand the riichi player can still ron (not among
@@ -301,13 +307,17 @@ def replay_rates(paths) -> tuple[float, dict[str, float]]:
       (0.0 where the records hold none);
     * ``ron_given_wait``: of the discards of a kind among a tenpai player's waits (its own
       view: the records show every hand), the share it ronned, by :data:`WAIT_CLASSES` (1.0
-      for a class the records never show)."""
+      for a class the records never show);
+    * ``draw_share``: over every draw of a seat whose hand is tenpai, the draws of its waits
+      over their number if the draw were random among its unseen tiles (at most 1, smoothed
+      by half a draw): the others hold some of its waits, so the wall has fewer of them."""
     from game.records import read_events
     from game.state import TableState, seat_view
     from game.tiles import mjai_to_kind
     from regressors.features import safe_kinds
 
     held = passed = 0
+    drew, expected = 0, 0.0
     seen = {c: 0 for c in WAIT_CLASSES}
     ronned = {c: 0 for c in WAIT_CLASSES}
     for path in paths:
@@ -328,6 +338,13 @@ def replay_rates(paths) -> tuple[float, dict[str, float]]:
                         c = wait_class(v, v.seat)
                         seen[c] += 1
                         ronned[c] += v.seat in rons
+            if kind == "tsumo":
+                v = views[e["actor"]]
+                waits = v.waits if len(v.hand_ids) % 3 == 1 else frozenset()
+                if waits:
+                    unseen = np.asarray(v.unseen, dtype=np.float64)
+                    expected += float(unseen[list(waits)].sum() / unseen.sum())
+                    drew += mjai_to_kind(e["pai"]) in waits
             for s, view in enumerate(views):
                 view.update(seat_view(e, s))
                 if kind in ("start_kyoku", "hora", "ryukyoku", "end_kyoku"):
@@ -345,7 +362,8 @@ def replay_rates(paths) -> tuple[float, dict[str, float]]:
                             & (np.asarray(view.hand) > 0)
                         pending[s] = (threats[0], live)
     return (passed / held if held else 0.0,
-            {c: ronned[c] / seen[c] if seen[c] else 1.0 for c in WAIT_CLASSES})
+            {c: ronned[c] / seen[c] if seen[c] else 1.0 for c in WAIT_CLASSES},
+            min(1.0, (drew + 0.5) / (expected + 0.5)))
 
 
 def _ron_ratio(arr: dict, *, riichi: bool) -> float:

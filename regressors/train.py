@@ -45,7 +45,8 @@ def fit_all(ds: Dataset) -> Estimators:
     if len(a["win_cls"]):
         win.fit(a["win_x"], a["win_cls"].astype(int), a["win_points"], a["win_dealer"])
     hazard = HazardModel().fit(a, pt)
-    hazard.riichi_pass, hazard.ron_given_wait = replay_rates(ds.files)  # a replay of the records, not dataset rows
+    # a replay of the records, not dataset rows
+    hazard.riichi_pass, hazard.ron_given_wait, hazard.draw_share = replay_rates(ds.files)
     return Estimators({"final_rank": rank, "tenpai": tenpai, "wait_histogram": hist,
                        "hand_end": end, "horizon": horizon, "win_value": win, "hazard": hazard})
 

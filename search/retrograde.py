@@ -141,20 +141,23 @@ def group_draws(draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, t
 
 @numba.njit(cache=True)
 def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, draw_h, draw_m, cls, twin, h_cls,
-               h_ptr, h_tile, h_decl, p_lose, u_lose, allow_win, riichi_on, live_ptr, live_c, wtab, live_h, live_win,
-               live_m, A, B, L, h_code, ma, mb):
+               h_ptr, h_tile, h_decl, p_lose, u_lose, allow_win, riichi_on, draw_share, live_ptr, live_c, wtab, live_h,
+               live_win, live_m, A, B, L, h_code, ma, mb):
     """Split each state's draws into live ones and one lump (``search_performance.md``).
 
     A draw with no in-graph exchange, no win (or wins not allowed) and no riichi declaration
     has one move, discarding the drawn tile again, so its after-draw value is ``P_L(u) U_L(u) + (1 - P_L(u)) VF[h, k-1]``
     (Eq. 7 with one option). Summed over those draws this is ``A[h] + B[h] VF[h, k-1]``, and
     ``L[h]`` is their weight of LOSE. The other draws are ``live_ptr[h] <= x < live_ptr[h+1]``:
-    probability ``wtab[4 h + (live_c[x] & 3)]``, group ``live_h[x]``, win ``live_win[x]``, own
+    probability ``wtab[8 h + (live_c[x] & 7)]``, group ``live_h[x]``, win ``live_win[x]``, own
     member ``live_m[x]`` (copied, so that the solve reads them in order). A draw's probability
     is ``left / total`` with 1-4 copies left (``draw_left``, ``draw_total``), so a state has at
-    most four, ``wtab[4 h + left - 1]``: one byte a draw (``left - 1``, bit ``WIN_BIT`` set
-    where ``live_win[x] >= 0``) where the solve's every turn would stream the float and the win
-    index (16 bytes a draw to 5 with ``live_h``).
+    most eight, ``wtab[8 h + 4 win + left - 1]``: one byte a draw (``left - 1``, bit ``WIN_BIT``
+    set where ``live_win[x] >= 0``) where the solve's every turn would stream the float and the
+    win index (16 bytes a draw to 5 with ``live_h``). The draws that complete the hand come at
+    ``draw_share`` of that (the others hold our waits), the rest at ``(1 - draw_share W) / (1 -
+    W)`` of it, ``W`` the state's share of completing draws (unscaled where every draw
+    completes it).
     ``ma[c] + mb[c] * VF[member, k-1]`` with ``c = h_code[m]`` is the value of discarding into
     member ``m`` (Eq. 7, Eq. 10 for the members of a call). Deal-in parameters come in two
     classes (``p_lose[c]``, ``u_lose[c]``; 1: after riichi) by the class of the state (``cls``)
@@ -174,8 +177,15 @@ def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, d
         lo = 0.0
         k = cls[s]
         total = draw_total[s]
+        wins = 0.0
+        for j in range(draw_ptr[s], draw_ptr[s + 1]):
+            if draw_win[j] >= 0:
+                wins += draw_left[j] / total
+        ds = draw_share if wins < 1.0 - 1e-12 else 1.0
+        rest = (1.0 - ds * wins) / (1.0 - wins) if wins < 1.0 - 1e-12 else 1.0
         for i in range(4):
-            wtab[4 * s + i] = (i + 1) / total
+            wtab[8 * s + i] = rest * (i + 1) / total
+            wtab[8 * s + 4 + i] = ds * (i + 1) / total
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
             if draw_h[j] >= 0 and (edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0)
                                    or (riichi_on and twin[s] >= 0)):
@@ -186,7 +196,7 @@ def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, d
                 c += 1
             else:
                 u = draw_tile[j]
-                w = draw_left[j] / total
+                w = (ds if draw_win[j] >= 0 else rest) * draw_left[j] / total
                 a += w * p_lose[k, u] * u_lose[k, u]
                 b += w * (1.0 - p_lose[k, u])
                 lo += w * p_lose[k, u]
@@ -404,7 +414,7 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
             ed = gl * A[s] + (B[s] + L[s] - gl * L[s]) * VF[bp + s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 lc = live_c[x]
-                w = wtab[4 * s + (lc & 3)]
+                w = wtab[8 * s + (lc & 7)]
                 # live_win is read at the few winning draws only
                 if (lc & WIN_BIT) != 0 and _tsumo(allow_win, tsumo_forced, live_win[x], u_tsumo, VH[live_h[x]]):
                     ed += w * u_tsumo[live_win[x]]
@@ -723,7 +733,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
             if iL >= 0:
                 pd[iL] += gl * L[s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
-                w = wtab[4 * s + (live_c[x] & 3)]
+                w = wtab[8 * s + (live_c[x] & 7)]
                 m = hbest[(k - 1) * nh + live_h[x]]
                 if m < 0:  # a tie: the draw's own member first (see _tie_pick)
                     h = live_h[x]
@@ -901,7 +911,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
           riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None,
-          discards_per_turn: int = 1, ron_scale: float = 1.0, tenpai_other: float = 1.0, root_only: bool = False,
+          discards_per_turn: int = 1, ron_scale: float = 1.0, tenpai_other: float = 1.0, draw_share: float = 1.0,
+          root_only: bool = False,
           q_event: np.ndarray | None = None, v_event: np.ndarray | None = None,
           fold_split: tuple | None = None):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
@@ -922,7 +933,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     ``p_disc`` of the kinds a state can ron (the opponents hold back tiles that look
     dangerous; within [0, 1]). ``tenpai_other`` multiplies ``p_other`` at the free states
     that are tenpai (another's win is rarer while we are tenpai; not the locked states, whose
-    ``p_other`` is their own). ``root_only``: solve only the (state, ``k``) pairs that the
+    ``p_other`` is their own). ``draw_share`` (in [0, 1]) scales the draws that complete a
+    state's hand, the others taking up the rest (:func:`lump_draws`: the wall holds fewer of
+    our waits than the unseen counts say). ``root_only``: solve only the (state, ``k``) pairs that the
     root's actions read (:func:`turns_read`; the same numbers for them, about a third less
     work); the others are NaN in ``VF``/``ED``. With ``track`` the ending probabilities are
     computed after the values, at the pairs that the root's actions reach under the solved
@@ -990,17 +1003,21 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                                                np.broadcast_to(np.asarray(lk[key], np.float64),
                                                                np.shape(base[key]))]))
            for key in RIICHI_KEYS}
+    for key, x in (("tenpai_other", tenpai_other), ("draw_share", draw_share)):
+        if not 0.0 <= float(x) <= 1.0:
+            raise ValueError(f"{key} must lie in [0, 1], got {x!r}")
+    t_other = np.array([float(tenpai_other), 1.0])
     nh, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl, h_cls, call_g0 = draw_groups(graph)
     cls = graph.riichi.astype(np.uint8)
     nd = graph.draw_tile.shape[0]
     live_ptr = np.empty(n + 1, np.int32)
-    live_c, wtab = np.empty(nd, np.uint8), np.empty(4 * n)
+    live_c, wtab = np.empty(nd, np.uint8), np.empty(8 * n)
     live_h, live_win, live_m = np.empty(nd, np.int32), np.empty(nd, np.int32), np.empty(nd, np.int32)
     A, B, L = np.empty(n), np.empty(n), np.empty(n)
     h_code, ma, mb = np.empty(h_tile.shape[0], np.uint8), np.full(2 * FIRST, np.nan), np.full(2 * FIRST, np.nan)
     lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_left, graph.draw_total, graph.draw_win, graph.edge_ptr,
                draw_h, draw_m, cls, graph.twin, h_cls, h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
-               live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, h_code, ma, mb)
+               float(draw_share), live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, h_code, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
     # the pairs the root's actions read: a 3k+2 root its discards' states (and twins) at T-1,
     # a 3k+1 root itself at T and its calls' states at T-1
@@ -1022,9 +1039,6 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
         run_lo, run_hi = np.zeros(1, np.int64), np.full((T + 1, 1), nh, np.int64)
     stops = np.zeros(n if track else 1, np.int64)
     hbest = np.empty(T * nh if track else 1, np.int32)
-    if not 0.0 <= float(tenpai_other) <= 1.0:
-        raise ValueError(f"tenpai_other must lie in [0, 1], got {tenpai_other!r}")
-    t_other = np.array([float(tenpai_other), 1.0])
     f64 = (two["g_lose"], two["p_other"], two["u_other"], two["p_end"], two["u_tw"], two["u_nw"], two["p_disc"],
            two["ron_scale"], t_other)
     ron_ok, u_tsumo, u_ron = np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron)

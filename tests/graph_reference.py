@@ -1,4 +1,5 @@
-"""Plain references for the reduced hand graph's tests: H1 from its definition (Sec. VI-D)."""
+"""Plain references for the reduced hand graph's tests (H1 from its definition, Sec. VI-D) and
+the brute-force MDPs' draw chances."""
 from __future__ import annotations
 
 import itertools
@@ -41,3 +42,14 @@ def reference_h1(h0: np.ndarray, unseen: np.ndarray, d: int) -> set[tuple[int, .
                 if dist == 0 or (dist <= d and dist + riichienv_shanten(np.array(h)) <= d):
                     out.add(key)
     return out
+
+
+def draw_weights(left, wins, share):
+    """Each kind's draw chance: its unseen share, the kinds that complete the hand at ``share``
+    of it, the others more by as much (unscaled when every draw completes the hand)."""
+    total = sum(x for x in left if x > 0)
+    w_win = sum(left[u] for u in range(34) if wins[u]) / total
+    if w_win >= 1 - 1e-12:
+        return [max(x, 0) / total for x in left]
+    rest = (1 - share * w_win) / (1 - w_win)
+    return [(share if wins[u] else rest) * max(left[u], 0) / total for u in range(34)]

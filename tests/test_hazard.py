@@ -134,7 +134,8 @@ def test_hazard_file_round_trip_and_errors(tmp_path):
     args = (40, np.array([0.2, 0.5, 0.1]), np.array([False, True, False]), np.array([True, False, False]))
     np.testing.assert_array_equal(back.p_other(*args, q, False), hz.p_other(*args, q, False))
     np.testing.assert_array_equal(back.p_tenpai_end(*args), hz.p_tenpai_end(*args))
-    assert (back.dama_share, back.ron_scale, back.tenpai_other) == (hz.dama_share, hz.ron_scale, hz.tenpai_other)
+    assert (back.dama_share, back.ron_scale, back.tenpai_other, back.draw_share) == \
+        (hz.dama_share, hz.ron_scale, hz.tenpai_other, hz.draw_share)
     with pytest.raises(ModelFileError):
         HazardModel.load(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text('{"kind": "tenpai", "format_version": 1}')
@@ -195,6 +196,7 @@ def test_shipped_hazards_are_sane():
     assert end[0] > 0.9 and end[1] < end[2] < end[0]
     assert 0 < hz.p_abort < 0.01
     assert 0.7 < hz.tenpai_other < 1.0  # another wins less while we are tenpai
+    assert 0.7 < hz.draw_share < 1.0  # the others hold some of our waits
 
 
 def test_ron_scales_and_dama_share_count_the_tenpai_players_facing_discards(phoenix):

@@ -20,6 +20,8 @@ from game.tiles import hand_counts
 from search.hand_graph import build_graph
 from search.retrograde import OUTCOMES
 
+from graph_reference import draw_weights
+
 
 def _complete(h) -> bool:
     return riichienv.calculate_shanten([4 * k + j for k in range(34) for j in range(int(h[k]))]) == -1
@@ -92,8 +94,9 @@ class Brute:
 
     def _ed(self, h, n):
         left = [self.r0[u] - max(0, h[u] - self.h0[u]) for u in range(34)]
-        total = sum(x for x in left if x > 0)
-        return sum(left[u] / total * self.vd(h, u, n) for u in range(34) if left[u] > 0)
+        wins = [left[u] > 0 and _complete(_add(h, u)) for u in range(34)]
+        w = draw_weights(left, wins, self.p.draw_share)
+        return sum(w[u] * self.vd(h, u, n) for u in range(34) if left[u] > 0)
 
     def vd(self, h, u, n):
         p = self.p
@@ -137,7 +140,7 @@ def _params(rng, T, kinds, payoff=_payoff):
     ron_ok[kinds[0]] = False  # furiten on one kind
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T + 1),
                      lose_growth=rng.uniform(0.8, 2.5, T), ron_scale=float(rng.uniform(0.3, 1.0)),
-                     tenpai_other=float(rng.uniform(0.3, 1.0)), u_other=-1.0,
+                     tenpai_other=float(rng.uniform(0.3, 1.0)), draw_share=float(rng.uniform(0.5, 1.0)), u_other=-1.0,
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15)
 

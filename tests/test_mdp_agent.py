@@ -685,6 +685,24 @@ def test_tenpai_other_lowers_another_win_at_the_tenpai_states_only(est):
     assert b.probs[east][OUTCOMES.index("other_win")] < a.probs[east][OUTCOMES.index("other_win")]
 
 
+def test_draw_share_lowers_the_tsumo_of_a_tenpai_hand(est):
+    """``draw_share``: the hazards' share reaches PSM's parameters; a tenpai hand then wins less
+    often (its tsumo rarer), the other hazards the same."""
+    from abstractions.psm import solve_psm
+    from abstractions.situation import TableModel
+
+    ev = events_for("123m 456p 789s 23s 55m", [], last_draw="E")
+    agent = agent_at(ev, est)
+    st = agent.state
+    plain = situation_of(st, est)
+    fewer = situation_of(st, est, model=TableModel(draw_share=True))
+    assert plain.params.draw_share == 1.0 and fewer.params.draw_share == est.hazard.draw_share < 1.0
+    g = agent._graph(plain, st)
+    a, b = (solve_psm(g, s.params, drawn=st.drawn >> 2, track=True) for s in (plain, fewer))
+    east, win = mjai_to_kind("E"), OUTCOMES.index("win")
+    assert b.probs[east][win] < a.probs[east][win] and b.discards[east] < a.discards[east]
+
+
 def test_riichi_decay_takes_the_passed_share_off_a_riichi_each_turn():
     """``riichi_decay``: a riichi opponent's part of our deal-ins keeps ``keep ** n`` of
     itself ``n`` discards ahead (the kinds the others pass meanwhile cannot be ronned), the
@@ -717,14 +735,16 @@ def test_riichi_decay_takes_the_passed_share_off_a_riichi_each_turn():
     np.testing.assert_allclose(alone, keep ** np.arange(T), rtol=1e-12)
 
 
-def test_riichi_pass_rate_on_real_games():
+def test_riichi_pass_rate_and_draw_share_on_real_games():
     """``riichi_pass``: the others pass a few hundredths of our live kinds a turn (0.042 on
-    the 42 phoenix games; here 6 of them)."""
+    the 42 phoenix games; here 6 of them); ``draw_share``: a tenpai hand draws its waits less
+    often than their unseen share says (0.85 on the 42 games: the others hold some)."""
     from regressors.hazard import replay_rates
 
     phoenix = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))
-    rate = replay_rates([str(p) for p in phoenix[:6]])[0]
+    rate, _, share = replay_rates([str(p) for p in phoenix[:6]])
     assert 0.02 < rate < 0.08
+    assert 0.5 < share < 1.0
 
 
 def test_ron_given_wait_scales_each_opponents_ron_chances(est):
