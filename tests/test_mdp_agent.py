@@ -311,7 +311,7 @@ def test_agent_options_from_the_name():
     b = make_agent("mdp:d3=4,states2=20000,d0=3,d1=3,m1=2")
     assert (b.d3, b.states2, b.d0, b.d1, b.m1) == (4, 20000, 3, 3, 2)
     for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1", "mdp:d3=2", "mdp:states2=0",
-                "mdp:d1=1", "mdp:d0=6", "mdp:m1=0", "mdp:far=1", "mdp:far=5"):
+                "mdp:d1=1", "mdp:d0=6", "mdp:m1=0", "mdp:far=1", "mdp:far=6"):
         with pytest.raises(MahjongError):
             make_agent(bad)
 
