@@ -82,6 +82,7 @@ from search.shanten import shanten
 #: ``far`` option moves the bound, within :data:`FAR_RANGE` (``far=3``: the efficiency agent
 #: plays 3-shanten hands too; ``far=5``: Method 2 values 4-shanten hands as it does 2-3).
 MAX_SHANTEN = 4
+#: The values ``far`` may take (both ends measured in session 19: worse than 4, README).
 FAR_RANGE = (2, 5)
 #: Calls (step 4's m) in the graph of a call decision, at every shanten the MDP plays: the
 #: call on offer and one more, so that calling does not cost the later calls that passing
@@ -129,7 +130,8 @@ NEG = -math.inf
 KANS = ("ankan", "kakan", "daiminkan")
 #: How a decision was made, the keys of ``MdpAgent.stats`` besides ``decisions``.
 METHODS = ("method1", "method2", "rule_based", "error_fallback", "forced")
-#: The shanten numbers valued by Method 2 when it is on (the paper's 2-3).
+#: The shanten numbers valued by Method 2 when it is on (the paper's 2-3; with ``far=5`` also
+#: 4, with ``far=3`` 2 only: Method 2 runs from the first of them up to ``far``).
 METHOD2_SHANTEN = (2, 3)
 #: Method 2 at :data:`METHOD2_SHANTEN` (``method2``): on. Against Method 1 there, on 400
 #: development games (seed 20261130), the same mean rank (2.223 vs 2.217, +-0.062) with more
