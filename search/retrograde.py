@@ -181,8 +181,10 @@ def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, d
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
             if draw_win[j] >= 0:
                 wins += draw_left[j] / total
-        ds = draw_share if wins < 1.0 - 1e-12 else 1.0
-        rest = (1.0 - ds * wins) / (1.0 - wins) if wins < 1.0 - 1e-12 else 1.0
+        ds = rest = 1.0  # every draw wins: nothing to share out
+        if wins < 1.0 - 1e-12:
+            ds = draw_share
+            rest = (1.0 - ds * wins) / (1.0 - wins)
         for i in range(4):
             wtab[8 * s + i] = rest * (i + 1) / total
             wtab[8 * s + 4 + i] = ds * (i + 1) / total
@@ -242,6 +244,12 @@ def _tsumo(allow_win, tsumo_forced, wi, u_tsumo, vh):
     """Eq. 6: the draw wins (``wi``: its win, -1 none; NaN: no yaku) and the win is taken over
     the best discard ``vh`` (ties go to the win)."""
     return allow_win and wi >= 0 and u_tsumo[wi] == u_tsumo[wi] and (tsumo_forced or u_tsumo[wi] >= vh)
+
+
+@numba.njit(cache=True, inline="always")
+def _other(p_other, t_other, c, nn, tenpai):
+    """``P_O`` of interval ``nn`` for a state of class ``c``: times ``t_other[c]`` at tenpai."""
+    return p_other[c, nn] * (t_other[c] if tenpai else 1.0)
 
 
 @numba.njit(cache=True, inline="always")
@@ -371,7 +379,7 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
     for s in range(n):
         # the horizon: the washout, unless another wins after i's last discard (p_other[T])
         c = cls[s]
-        po = p_other[c, T] * (t_other[c] if tenpai[s] else 1.0)
+        po = _other(p_other, t_other, c, T, tenpai[s])
         VF[s] = po * u_other[c] + (1.0 - po) * (u_tw[c] if tenpai[s] else u_nw[c])
         ED[s] = VF[s]
     for k in range(1, T + 1):
@@ -475,7 +483,7 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
                         continue
                     v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
                     vr += pu * ((1.0 - cw) * v0 + cw * v1 - base)
-            po = p_other[c, nn] * (t_other[c] if tenpai[s] else 1.0)
+            po = _other(p_other, t_other, c, nn, tenpai[s])
             pe = p_end[c, nn]
             uw = u_tw[c] if tenpai[s] else u_nw[c]
             cont = po * u_other[c] + (1.0 - po) * (pe * uw + (1.0 - pe) * vr)
@@ -701,7 +709,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
     for s in range(n):
         if marks[s] & 1:
             # the horizon: the washout, unless another wins after i's last discard (p_other[T])
-            po = p_other[cls[s], T] * (t_other[cls[s]] if tenpai[s] else 1.0)
+            po = _other(p_other, t_other, cls[s], T, tenpai[s])
             pf[0, s, iT if tenpai[s] else iN] = 1.0 - po
             if iO >= 0:
                 pf[0, s, iO] += po
@@ -800,7 +808,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
                                 if o == iL:
                                     v += gq[h_code[m]] * (1.0 - mb[h_code[m]])
                                 pv[o] += wgt * (v - pb[o])
-            po = p_other[c, nn] * (t_other[c] if tenpai[s] else 1.0)
+            po = _other(p_other, t_other, c, nn, tenpai[s])
             pe = p_end[c, nn]
             for o in range(no):
                 pf[cur, s, o] = (1.0 - po) * (1.0 - pe) * pv[o]
