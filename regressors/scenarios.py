@@ -134,11 +134,15 @@ class ScenarioModel:
 
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "models" / "scenarios.json"
+#: The regressions of the 1-shanten decisions (the player's ``m2_from=1``), fitted on those rows
+#: alone (``--shanten 1``).
+SHANTEN1_PATH = DEFAULT_PATH.with_name("scenarios_1.json")
 
 
-def load_rows(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def load_rows(paths: list[str], shanten: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features, endings and game ids of ``player.scenario_data`` files (the ids number the
-    games across the files in order, for a held-out split by game)."""
+    games across the files in order, for a held-out split by game); ``shanten``: only the
+    decisions of hands at these shanten numbers (default: all)."""
     Xs, ys, gs = [], [], []
     base = 0
     for p in paths:
@@ -147,14 +151,17 @@ def load_rows(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 names = [str(n) for n in z["features"]]
                 if names != list(SCENARIO_FEATURES):
                     raise MahjongError(f"{p}: its features {names} are not the code's; rebuild it")
-                Xs.append(z["X"])
-                ys.append(z["y"])
-                gs.append(z["game"] + base)
-                base = int(gs[-1].max()) + 1 if len(gs[-1]) else base
+                keep = np.ones(len(z["y"]), bool) if shanten is None else np.isin(z["shanten"], shanten)
+                Xs.append(z["X"][keep])
+                ys.append(z["y"][keep])
+                gs.append(z["game"][keep] + base)
+                base += int(z["game"].max()) + 1 if len(z["game"]) else 0
         except (OSError, KeyError, ValueError) as exc:
             raise MahjongError(f"{p}: not a scenario data file ({exc})") from None
     if not Xs:
         raise MahjongError("no scenario data files given")
+    if not sum(len(y) for y in ys):
+        raise MahjongError(f"no rows at shanten {shanten} in {', '.join(map(str, paths))}")
     return np.vstack(Xs), np.concatenate(ys), np.concatenate(gs)
 
 
@@ -180,12 +187,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of the games held out to report on (default 0.2; the model is then "
                          "refitted on all of them)")
     ap.add_argument("--C", type=float, default=1.0, help="inverse regularisation of the regressions")
+    ap.add_argument("--shanten", type=int, nargs="+", default=None,
+                    help="fit only the decisions of hands at these shanten numbers (default: all rows; "
+                         f"1 for the player's m2_from=1 model, {SHANTEN1_PATH.name})")
     args = ap.parse_args(argv)
     if not 0.0 <= args.holdout < 1.0:
         raise MahjongError(f"--holdout must be in [0, 1), got {args.holdout}")
     if Path(args.out).is_dir():
         raise MahjongError(f"--out {args.out} is a directory; name a .json file")
-    X, y, g = load_rows(args.data)
+    X, y, g = load_rows(args.data, args.shanten)
     games = np.unique(g)
     cut = games[int(round(len(games) * (1 - args.holdout)))] if args.holdout > 0 and len(games) > 1 else None
     report: dict = {"rows": int(len(y)), "games": int(len(games))}
@@ -195,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
                                              X[~fit_rows], y[~fit_rows])
         report["held_out"]["games"] = int((games >= cut).sum())
     model = ScenarioModel(args.C).fit(X, y)
-    meta = {"data": [str(p) for p in args.data], "rows": int(len(y)), "games": int(len(games)), "C": args.C}
+    meta = {"data": [str(p) for p in args.data], "rows": int(len(y)), "games": int(len(games)), "C": args.C,
+            "shanten": args.shanten}
     report["out"] = str(model.save(args.out, meta))
     print(json.dumps(report, indent=1))
     return 0

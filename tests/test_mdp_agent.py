@@ -311,7 +311,8 @@ def test_agent_options_from_the_name():
     b = make_agent("mdp:d3=4,states2=20000,d0=3,d1=3,m1=2")
     assert (b.d3, b.states2, b.d0, b.d1, b.m1) == (4, 20000, 3, 3, 2)
     for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1", "mdp:d3=2", "mdp:states2=0",
-                "mdp:d1=1", "mdp:d0=6", "mdp:m1=0", "mdp:far=1", "mdp:far=6"):
+                "mdp:d1=1", "mdp:d0=6", "mdp:m1=0", "mdp:far=1", "mdp:far=6", "mdp:m2_from=0",
+                "mdp:m2_from=3"):
         with pytest.raises(MahjongError):
             make_agent(bad)
 
@@ -561,6 +562,40 @@ def test_far_5_values_four_shanten_hands_by_method_2(est):
                 assert agent.stats["method2"] == 1 and agent.stats["error_fallback"] == 0
                 agent.stats.clear()
     assert four > 3
+
+
+def test_m2_from_1_values_one_shanten_hands_by_method_2_with_their_own_regressions(est):
+    """``m2_from=1``: a 1-shanten hand's decisions are valued by Method 2 (Eq. 17) with the
+    regressions fitted on 1-shanten rows (``scenarios_1.json``), 2-3 shanten ones with the
+    shipped 2-3 shanten regressions, tenpai hands by PSM; each 1-shanten value is Eq. 17 on the
+    decision's graph with the 1-shanten model loaded here on its own."""
+    from abstractions import method2
+    from regressors.scenarios import DEFAULT_PATH, SHANTEN1_PATH, ScenarioModel
+    from search.shanten import shanten
+
+    one = ScenarioModel.load(SHANTEN1_PATH)
+    assert not np.allclose(one.branches[0].coef, ScenarioModel.load(DEFAULT_PATH).branches[0].coef)
+    checked = 0
+    agent = MdpAgent(estimators=est, hanchan=True, m2_from=1, tie=0)
+    for d in replay_seat(2, agent):
+        sh = shanten(np.asarray(d.state.hand, np.uint8))
+        method = agent.method(d.state, d.legal)
+        if method == "forced":
+            continue
+        assert method == ("rule_based" if sh >= 4 else "method2" if sh >= 1 else "method1")
+        if sh == 1 and any(a["type"] == "dahai" for a in d.legal):
+            sit = agent._situation()
+            g, drawn, _ = agent._decision_graph(sit, d.state, d.legal, sh)
+            want = method2.evaluate(g, sit.params, agent.table_view(sit), one, drawn=drawn,
+                                    u_win_fallback=float(sit.table.u_win(np.array([method2.FALLBACK_WIN_POINTS]),
+                                                                          False)[0])).values
+            agent.act(d.legal)
+            got = {mjai_to_kind(a["pai"]): v for a, v in agent.last_values if a["type"] == "dahai"}
+            assert got and all(got[t] == pytest.approx(want[t], abs=1e-12) for t in got)
+            assert agent.stats["method2"] == 1 and agent.stats["error_fallback"] == 0
+            agent.stats.clear()
+            checked += 1
+    assert checked > 3
 
 
 def find_reach(legal: list[dict]) -> bool:

@@ -185,6 +185,29 @@ def test_scenario_rows_of_a_real_game_carry_its_endings(tmp_path):
     assert np.isfinite(X).all() and (melds >= 0).all()
 
 
+def test_scenario_rows_from_one_shanten_with_m2_from_1(tmp_path):
+    """``m2_from=1`` adds the 1-shanten decisions to the rows, and ``regressors.scenarios
+    --shanten 1`` fits those alone (the rows counted in the model file's record); a shanten
+    no row has is refused with exit 2 and nothing written."""
+    import json
+
+    from player.scenario_data import build
+    from regressors.scenarios import main
+
+    path = sorted(PHOENIX.glob("*.xml"))[0]
+    arrays = build([str(path)], "mdp:hanchan=1,m2_from=1", every=3)
+    sh = arrays["shanten"]
+    assert set(sh.tolist()) <= {1, 2, 3} and (sh == 1).sum() > 5 and (sh >= 2).sum() > 5
+    data = tmp_path / "rows.npz"
+    np.savez(data, **arrays)
+    out = tmp_path / "one.json"
+    assert main(["--data", str(data), "--out", str(out), "--shanten", "1", "--holdout", "0"]) == 0
+    meta = json.loads(out.read_text())["trained_on"]
+    assert meta["rows"] == int((sh == 1).sum()) and meta["shanten"] == [1]
+    assert main(["--data", str(data), "--out", str(tmp_path / "none.json"), "--shanten", "0"]) == 2
+    assert not (tmp_path / "none.json").exists()
+
+
 def test_scenario_data_refuses_a_name_no_record_has(tmp_path, capsys):
     """``--name`` that matches no seat exits 2 before any decision is replayed, naming the
     records' players, and writes nothing (evaluate names its seats by the agent's spec)."""

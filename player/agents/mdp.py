@@ -133,6 +133,10 @@ METHODS = ("method1", "method2", "rule_based", "error_fallback", "forced")
 #: The shanten numbers valued by Method 2 when it is on (the paper's 2-3; with ``far=5`` also
 #: 4, with ``far=3`` 2 only: Method 2 runs from the first of them up to ``far``).
 METHOD2_SHANTEN = (2, 3)
+#: Method 2's first shanten (``m2_from``): the paper's 2, or 1 to value the 1-shanten hands by
+#: Eq. 17 too, with regressions of their own (``regressors.scenarios.SHANTEN1_PATH``, fitted on
+#: 1-shanten rows only: the shipped ones saw 2-3 shanten hands).
+M2_FROM = (1, 2)
 #: Method 2 at :data:`METHOD2_SHANTEN` (``method2``): on. Against Method 1 there, on 400
 #: development games (seed 20261130), the same mean rank (2.223 vs 2.217, +-0.062) with more
 #: wins and fewer deal-ins a hand (0.225 / 0.119 vs 0.216 / 0.124); then on the 1,000 games of
@@ -194,7 +198,8 @@ class MdpAgent(Agent):
                  tie_shanten: int = TIE_SHANTEN, far_by: str = FAR_BY, d3: int = D3, states2: int = STATES2,
                  d0: int = D0, d1: int = D1, m1: int = M1, far: int = MAX_SHANTEN,
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
-                 scenarios_file: str | None = None, tie_net: str | None = None, split_fold: bool = False,
+                 scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
+                 scenarios1_file: str | None = None, tie_net: str | None = None, split_fold: bool = False,
                  **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
@@ -209,7 +214,9 @@ class MdpAgent(Agent):
         :data:`STATES2`); ``d0``, ``d1``: ``d`` of a tenpai and of a 1-shanten root's own-turn
         graph, ``m1``: the calls of the 1-shanten one (:data:`D0`, :data:`D1`, :data:`M1`);
         ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
-        the shipped one or ``scenarios_file``, loaded with the agent); ``est_dir``: the folder of the estimators'
+        the shipped one or ``scenarios_file``, loaded with the agent); ``m2_from``: Method 2's
+        first shanten (:data:`M2_FROM`; at 1 shanten with the regressions of ``scenarios1_file``,
+        by default ``regressors.scenarios.SHANTEN1_PATH``); ``est_dir``: the folder of the estimators'
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
         the shipped ``regressors/models``); ``tie_net``: the folder of the discard net that
         orders near-ties and far discards (default :data:`TIE_NET`); ``split_fold``: PSM's
@@ -259,16 +266,23 @@ class MdpAgent(Agent):
             raise MahjongError(f"far must be in {FAR_RANGE[0]}..{FAR_RANGE[1]}, got {far}")
         self.far = int(far)
         self.method2 = bool(method2)
-        if self.method2 and scenarios is None:  # built with the agent: a missing file fails here
-            from regressors.scenarios import DEFAULT_PATH, ScenarioModel
+        if int(m2_from) not in M2_FROM:
+            raise MahjongError(f"m2_from must be one of {M2_FROM}, got {m2_from}")
+        self.m2_from = int(m2_from)
+        self._scenarios1 = None
+        if self.method2:  # built with the agent: a missing file fails here
+            from regressors.scenarios import DEFAULT_PATH, SHANTEN1_PATH, ScenarioModel
 
-            scenarios = ScenarioModel.load(DEFAULT_PATH if scenarios_file is None else scenarios_file)
+            if scenarios is None:
+                scenarios = ScenarioModel.load(DEFAULT_PATH if scenarios_file is None else scenarios_file)
+            if self.m2_from == 1:
+                self._scenarios1 = ScenarioModel.load(SHANTEN1_PATH if scenarios1_file is None else scenarios1_file)
         self._scenarios = scenarios
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, far_by, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
-                               f"scenarios_file, split_fold, "
+                               f"scenarios_file, m2_from, scenarios1_file, split_fold, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -483,7 +497,7 @@ class MdpAgent(Agent):
         ksit = after_kan(sit, post)
         g = self._graph(ksit, post, **graph)
         if self._uses_method2(sh):
-            m2 = self._method2(g, ksit, None, state=post)
+            m2 = self._method2(g, ksit, None, sh, state=post)
             return m2.values.get("pass"), m2.probs.get("pass")
         rv = solve_psm(g, ksit.params, riichi=bool(post.riichi[self.seat]), root_only=True)
         return rv.pass_, rv.probs.get("pass")
@@ -505,7 +519,7 @@ class MdpAgent(Agent):
             return self._far_discard(legal)
         sit = self._situation()
         g, drawn, _ = self._decision_graph(sit, st, legal, sh)
-        m2 = self._method2(g, sit, drawn) if self._uses_method2(sh) else None
+        m2 = self._method2(g, sit, drawn, sh) if self._uses_method2(sh) else None
         psm = None
         if m2 is None:
             psm = _psm_solver(g, sit.params, drawn=drawn, riichi=bool(st.riichi[self.seat]))
@@ -547,7 +561,7 @@ class MdpAgent(Agent):
             return self._fallback(legal, "rule_based")
         sit = self._situation()
         g, _, graph = self._decision_graph(sit, st, legal, sh)
-        m2 = self._method2(g, sit, None) if self._uses_method2(sh) else None
+        m2 = self._method2(g, sit, None, sh) if self._uses_method2(sh) else None
         psm = None
         if m2 is None:
             psm = _psm_solver(g, sit.params)
@@ -584,14 +598,16 @@ class MdpAgent(Agent):
     # --- Method 2 ----------------------------------------------------------------------
 
     def _uses_method2(self, sh: int) -> bool:
-        return self.method2 and METHOD2_SHANTEN[0] <= sh < self.far and not self.state.riichi[self.seat]
+        return self.method2 and self.m2_from <= sh < self.far and not self.state.riichi[self.seat]
 
-    def scenarios(self):
-        """Eq. 18's regressions (:class:`regressors.scenarios.ScenarioModel`); ``MahjongError``
-        when Method 2 is off and none was given."""
-        if self._scenarios is None:
-            raise MahjongError("Method 2 is off and no scenario model was given")
-        return self._scenarios
+    def scenarios(self, sh: int = METHOD2_SHANTEN[0]):
+        """Eq. 18's regressions (:class:`regressors.scenarios.ScenarioModel`) of a hand at ``sh``
+        shanten (1: the 1-shanten ones of ``m2_from=1``); ``MahjongError`` when Method 2 is off
+        and none was given."""
+        model = self._scenarios1 if sh < METHOD2_SHANTEN[0] else self._scenarios
+        if model is None:
+            raise MahjongError("Method 2 is off (or not at 1 shanten) and no scenario model was given")
+        return model
 
     def table_view(self, sit: Situation, state: TableState | None = None) -> method2.TableView:
         """The table's features of Eq. 18 at this decision (``state``: the table after an
@@ -603,13 +619,13 @@ class MdpAgent(Agent):
                                  sum_pt=float(sum(pt[j] for j in opp if not st.riichi[j])),
                                  n_dahai=len(st.discards[me]), tiles_left=int(st.tiles_left))
 
-    def _method2(self, g: HandGraph, sit: Situation, drawn: int | None, *,
+    def _method2(self, g: HandGraph, sit: Situation, drawn: int | None, sh: int = METHOD2_SHANTEN[0], *,
                  model: bool = True, state: TableState | None = None) -> method2.Method2Values:
-        """Eq. 17 at every root action of ``g`` (``model=False``: features and payoffs only;
+        """Eq. 17 at every root action of ``g``, a hand at ``sh`` shanten (``model=False``: features and payoffs only;
         ``state``: the table the graph's root stands at, by default the decision's). The
         endings gain the PSM's ``fold`` column (0) so that they read as Method 1's."""
         fallback = float(sit.table.u_win(np.array([method2.FALLBACK_WIN_POINTS]), False)[0])
-        m2 = method2.evaluate(g, sit.params, self.table_view(sit, state), self.scenarios() if model else None,
+        m2 = method2.evaluate(g, sit.params, self.table_view(sit, state), self.scenarios(sh) if model else None,
                               drawn=drawn, u_win_fallback=fallback)
         self.stats["win_payoff_fallback"] += m2.win_fallbacks
         m2.probs = {a: np.append(p, 0.0) for a, p in m2.probs.items()}
@@ -617,7 +633,7 @@ class MdpAgent(Agent):
 
     def scenario_features(self, state: TableState, legal: list[Event]) -> dict | None:
         """Method 2's features and payoffs of every root action of a recorded decision (the
-        keys of :class:`abstractions.method2.Method2Values`) at 2-3 shanten, None elsewhere:
+        keys of :class:`abstractions.method2.Method2Values`) at ``m2_from``-3 shanten, None elsewhere:
         the rows of Eq. 18's regressions (``player.scenario_data``). No model is needed."""
         saved = self.state, self.seat, self.stats.copy()
         self.state, self.seat = state, int(state.seat)
@@ -625,7 +641,7 @@ class MdpAgent(Agent):
             if self._forced(legal) is not None or state.reach_declared[self.seat]:
                 return None
             sh = shanten(np.asarray(state.hand, np.uint8))
-            if sh not in METHOD2_SHANTEN:
+            if not self.m2_from <= sh <= METHOD2_SHANTEN[1]:
                 return None
             sit = self._situation()
             g, drawn, _ = self._decision_graph(sit, state, legal, sh)
