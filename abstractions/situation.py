@@ -525,13 +525,16 @@ def _projected_lose_growth(p_wait: np.ndarray, pt_now: np.ndarray, pt_ahead: np.
 
 
 def build_situation(state, estimates, rank_model, *, table: RankTable | None = None,
-                    hanchan: bool = False, hazards, model: TableModel = TableModel()) -> Situation:
+                    hanchan: bool = False, hazards, model: TableModel = TableModel(),
+                    riichi_danger: float = 1.0) -> Situation:
     """The MDP parameters of ``state``'s decision (Sec. VI-C) from the estimators' output.
 
     ``estimates``: ``Estimators.decision(state)``; ``hazards``: ``Estimators.hazards(state,
     estimates, hazard_turns(T_max))`` (with ``facing=True`` for ``model.later_riichi``);
     ``rank_model``: the final-rank model; ``table``: a
-    :class:`RankTable` to reuse when its context is this hand's.
+    :class:`RankTable` to reuse when its context is this hand's; ``riichi_danger``: the chance
+    that each kind deals into an opponent in riichi, times this (capped at 1; 1: the estimators'),
+    and ``P_L`` (Eq. 20) from the scaled chances.
     """
     me = int(state.seat)
     if not 0 <= me < 4:
@@ -549,6 +552,12 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     if model.ron_given_wait:
         rho = np.asarray(hazards.ron_given_wait, dtype=np.float64)
         p_ron = p_ron * rho[:, None]
+        p_lose = 1.0 - np.prod(1.0 - p_ron, axis=0)
+    if riichi_danger != 1.0:
+        if riichi_danger < 0.0:
+            raise MahjongError(f"riichi_danger must be >= 0, got {riichi_danger}")
+        k = np.array([riichi_danger if state.riichi[j] and j != me else 1.0 for j in range(4)])
+        p_ron = np.clip(p_ron * k[:, None], 0.0, 1.0)
         p_lose = 1.0 - np.prod(1.0 - p_ron, axis=0)
     probs = np.asarray(estimates.win_class_probs, dtype=np.float64)
     ul_j = (probs * table.u_lose_j).sum(1)    # [4] payoff of paying j's win
@@ -723,11 +732,11 @@ def _first(x, n: int):
 
 
 def situation_of(state, estimators, *, table: RankTable | None = None, hanchan: bool = False,
-                 model: TableModel = TableModel()) -> Situation:
+                 model: TableModel = TableModel(), riichi_danger: float = 1.0) -> Situation:
     """:func:`build_situation` with the estimates and hazards of ``estimators``
     (``regressors.Estimators``) for ``state``'s seat."""
     est = estimators.decision(state)
     hz = estimators.hazards(state, est, hazard_turns(1 + max(0, int(state.tiles_left)) // 4),
                             facing=model.later_riichi)
     return build_situation(state, est, estimators.final_rank, table=table, hanchan=hanchan, hazards=hz,
-                           model=model)
+                           model=model, riichi_danger=riichi_danger)

@@ -312,7 +312,7 @@ def test_agent_options_from_the_name():
     assert (b.d3, b.states2, b.d0, b.d1, b.m1) == (4, 20000, 3, 3, 2)
     for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1", "mdp:d3=2", "mdp:states2=0",
                 "mdp:d1=1", "mdp:d0=6", "mdp:m1=0", "mdp:far=1", "mdp:far=6", "mdp:m2_from=0",
-                "mdp:m2_from=3"):
+                "mdp:m2_from=3", "mdp:riichi_danger=-1"):
         with pytest.raises(MahjongError):
             make_agent(bad)
 
@@ -804,6 +804,25 @@ def test_ron_given_wait_scales_each_opponents_ron_chances(est):
     expect = 1.0 - np.prod(1.0 - rho[:, None] * d.p_tenpai[:, None] * d.p_wait, axis=0)
     np.testing.assert_allclose(sit.params.p_lose, expect, rtol=1e-9, atol=1e-15)
     assert np.all(sit.params.p_lose <= situation_of(st, est).params.p_lose + 1e-15)
+
+
+def test_riichi_danger_scales_the_deal_in_chances_into_a_riichi_alone(est):
+    """``riichi_danger=k``: the chance that a kind deals into the opponent in riichi is k times
+    the estimators' (Eq. 20's ``P_T P(t in waits)`` with ``P_T = 1``), the other opponents'
+    untouched, ``P_L`` their union; genbutsu stays safe. At a table with no riichi nothing moves."""
+    st = _riichi_table(est).state
+    d = est.decision(st)
+    p_ron = np.asarray(d.p_ron, dtype=np.float64)
+    k = np.array([1.0, 2.0, 1.0, 1.0])  # seat 1 is in riichi
+    expect = 1.0 - np.prod(1.0 - np.clip(p_ron * k[:, None], 0.0, 1.0), axis=0)
+    plain = situation_of(st, est).params
+    scaled = situation_of(st, est, riichi_danger=2.0).params
+    np.testing.assert_allclose(scaled.p_lose, expect, rtol=1e-12, atol=1e-15)
+    assert np.all(scaled.p_lose >= plain.p_lose) and (scaled.p_lose > plain.p_lose + 1e-6).any()
+    assert all(scaled.p_lose[mjai_to_kind(n)] == 0.0 for n in ("9m", "1p", "8m"))
+    free = agent_at(events_for("123m 58p 469s 19s CC E", [], last_draw="W"), est).state
+    a, b = situation_of(free, est).params, situation_of(free, est, riichi_danger=2.0).params
+    assert np.array_equal(a.p_lose, b.p_lose) and np.array_equal(a.u_lose, b.u_lose)
 
 
 def test_the_player_keeps_its_own_tie_net_when_cnn_bot_moves_on():

@@ -199,7 +199,7 @@ class MdpAgent(Agent):
                  d0: int = D0, d1: int = D1, m1: int = M1, far: int = MAX_SHANTEN,
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
                  scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
-                 scenarios1_file: str | None = None, tie_net: str | None = None, split_fold: bool = False,
+                 scenarios1_file: str | None = None, riichi_danger: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
                  **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
@@ -216,7 +216,9 @@ class MdpAgent(Agent):
         ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
         the shipped one or ``scenarios_file``, loaded with the agent); ``m2_from``: Method 2's
         first shanten (:data:`M2_FROM`; at 1 shanten with the regressions of ``scenarios1_file``,
-        by default ``regressors.scenarios.SHANTEN1_PATH``); ``est_dir``: the folder of the estimators'
+        by default ``regressors.scenarios.SHANTEN1_PATH``); ``riichi_danger``: the deal-in
+        chances into an opponent in riichi, times this (``abstractions.situation.build_situation``;
+        1: the estimators'); ``est_dir``: the folder of the estimators'
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
         the shipped ``regressors/models``); ``tie_net``: the folder of the discard net that
         orders near-ties and far discards (default :data:`TIE_NET`); ``split_fold``: PSM's
@@ -278,11 +280,14 @@ class MdpAgent(Agent):
             if self.m2_from == 1:
                 self._scenarios1 = ScenarioModel.load(SHANTEN1_PATH if scenarios1_file is None else scenarios1_file)
         self._scenarios = scenarios
+        if float(riichi_danger) < 0.0:
+            raise MahjongError(f"riichi_danger must be >= 0, got {riichi_danger}")
+        self.riichi_danger = float(riichi_danger)
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, far_by, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
-                               f"scenarios_file, m2_from, scenarios1_file, split_fold, "
+                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -425,7 +430,8 @@ class MdpAgent(Agent):
         return self._net_choice([a for a in legal if a["type"] == "dahai"])
 
     def _situation(self) -> Situation:
-        sit = situation_of(self.state, self.est, table=self._table, hanchan=self.hanchan, model=self.model)
+        sit = situation_of(self.state, self.est, table=self._table, hanchan=self.hanchan, model=self.model,
+                           riichi_danger=self.riichi_danger)
         self._table = sit.table
         sit.params.fold = self.fold
         sit.params.split_fold = self.split_fold
