@@ -418,6 +418,17 @@ def replay_seat(seat: int, *agents):
         yield d
 
 
+def _valued_decisions(seat: int, agent, *others):
+    """``replay_seat``'s decisions that ``agent`` does not take as forced, each with the shanten
+    of the hand and the agent's method there (``others`` follow the game too)."""
+    from search.shanten import shanten
+
+    for d in replay_seat(seat, agent, *others):
+        method = agent.method(d.state, d.legal)
+        if method != "forced":
+            yield d, shanten(np.asarray(d.state.hand, np.uint8)), method
+
+
 def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
     """With ``tie``, a far hand's discard is the efficiency agent's choice among the discards
     valued within ``tie`` of the best; hands of 0-1 shanten keep the plain argmax."""
@@ -521,16 +532,10 @@ def test_far_by_cnn_takes_cnn_bots_discard_out_of_the_mdps_range(est):
 def test_far_3_leaves_three_shanten_hands_to_the_efficiency_agent(est):
     """``far=3``: every decision of a 3-shanten hand (own turn or call offer) is the efficiency
     agent's move, counted as rule-based; hands of 0-2 shanten are still valued by the MDPs."""
-    from search.shanten import shanten
-
     agent, eff = MdpAgent(estimators=est, hanchan=True, far=3), EfficiencyAgent()
     by_shanten: Counter = Counter()
-    for d in replay_seat(1, agent, eff):
+    for d, sh, method in _valued_decisions(1, agent, eff):
         rule = eff.act(d.legal)
-        sh = shanten(np.asarray(d.state.hand, np.uint8))
-        method = agent.method(d.state, d.legal)
-        if method == "forced":
-            continue
         by_shanten[min(sh, 4), method] += 1
         if sh == 3:
             assert method == "rule_based" and agent.act(d.legal) == rule
@@ -543,16 +548,10 @@ def test_far_3_leaves_three_shanten_hands_to_the_efficiency_agent(est):
 def test_far_5_values_four_shanten_hands_by_method_2(est):
     """``far=5``: a 4-shanten hand's decisions are valued by Method 2 (Eq. 17 on its graph),
     every discard valued; 5+ shanten stays the efficiency agent's."""
-    from search.shanten import shanten
-
     four = 0
     for seat in (1, 2):
         agent = MdpAgent(estimators=est, hanchan=True, far=5, tie=0)
-        for d in replay_seat(seat, agent):
-            sh = shanten(np.asarray(d.state.hand, np.uint8))
-            method = agent.method(d.state, d.legal)
-            if method == "forced":
-                continue
+        for d, sh, method in _valued_decisions(seat, agent):
             assert method == ("rule_based" if sh >= 5 else "method2" if sh >= 2 else "method1")
             if sh == 4 and any(a["type"] == "dahai" for a in d.legal):
                 agent.act(d.legal)
@@ -571,17 +570,12 @@ def test_m2_from_1_values_one_shanten_hands_by_method_2_with_their_own_regressio
     decision's graph with the 1-shanten model loaded here on its own."""
     from abstractions import method2
     from regressors.scenarios import DEFAULT_PATH, SHANTEN1_PATH, ScenarioModel
-    from search.shanten import shanten
 
     one = ScenarioModel.load(SHANTEN1_PATH)
     assert not np.allclose(one.branches[0].coef, ScenarioModel.load(DEFAULT_PATH).branches[0].coef)
     checked = 0
     agent = MdpAgent(estimators=est, hanchan=True, m2_from=1, tie=0)
-    for d in replay_seat(2, agent):
-        sh = shanten(np.asarray(d.state.hand, np.uint8))
-        method = agent.method(d.state, d.legal)
-        if method == "forced":
-            continue
+    for d, sh, method in _valued_decisions(2, agent):
         assert method == ("rule_based" if sh >= 4 else "method2" if sh >= 1 else "method1")
         if sh == 1 and any(a["type"] == "dahai" for a in d.legal):
             sit = agent._situation()
