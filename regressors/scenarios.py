@@ -161,7 +161,8 @@ def load_rows(paths: list[str], shanten: list[int] | None = None) -> tuple[np.nd
     if not Xs:
         raise MahjongError("no scenario data files given")
     if not sum(len(y) for y in ys):
-        raise MahjongError(f"no rows at shanten {shanten} in {', '.join(map(str, paths))}")
+        at = "" if shanten is None else f" at shanten {shanten}"
+        raise MahjongError(f"no rows{at} in {', '.join(map(str, paths))}")
     return np.vstack(Xs), np.concatenate(ys), np.concatenate(gs)
 
 
