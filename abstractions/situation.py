@@ -524,6 +524,14 @@ def _projected_lose_growth(p_wait: np.ndarray, pt_now: np.ndarray, pt_ahead: np.
     return np.clip(g, 1e-3, 0.95 / top if top > 0 else np.inf)
 
 
+def checked_riichi_danger(k) -> float:
+    """``riichi_danger`` (:func:`build_situation`) as a float; ``MahjongError`` below 0."""
+    k = float(k)
+    if k < 0.0:
+        raise MahjongError(f"riichi_danger must be >= 0, got {k}")
+    return k
+
+
 def build_situation(state, estimates, rank_model, *, table: RankTable | None = None,
                     hanchan: bool = False, hazards, model: TableModel = TableModel(),
                     riichi_danger: float = 1.0) -> Situation:
@@ -552,12 +560,11 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     if model.ron_given_wait:
         rho = np.asarray(hazards.ron_given_wait, dtype=np.float64)
         p_ron = p_ron * rho[:, None]
-        p_lose = 1.0 - np.prod(1.0 - p_ron, axis=0)
     if riichi_danger != 1.0:
-        if riichi_danger < 0.0:
-            raise MahjongError(f"riichi_danger must be >= 0, got {riichi_danger}")
-        k = np.array([riichi_danger if state.riichi[j] and j != me else 1.0 for j in range(4)])
+        k = checked_riichi_danger(riichi_danger)
+        k = np.array([k if state.riichi[j] and j != me else 1.0 for j in range(4)])
         p_ron = np.clip(p_ron * k[:, None], 0.0, 1.0)
+    if model.ron_given_wait or riichi_danger != 1.0:  # Eq. 20's union of the scaled chances
         p_lose = 1.0 - np.prod(1.0 - p_ron, axis=0)
     probs = np.asarray(estimates.win_class_probs, dtype=np.float64)
     ul_j = (probs * table.u_lose_j).sum(1)    # [4] payoff of paying j's win

@@ -68,7 +68,7 @@ import numpy as np
 
 from abstractions import method2
 from abstractions.psm import solve_psm
-from abstractions.situation import TableModel, RankTable, Situation, after_kan, situation_of
+from abstractions.situation import TableModel, RankTable, Situation, after_kan, checked_riichi_danger, situation_of
 from game.errors import MahjongError
 from game.state import TableState
 from game.tiles import mjai_to_kind
@@ -280,9 +280,7 @@ class MdpAgent(Agent):
             if self.m2_from == 1:
                 self._scenarios1 = ScenarioModel.load(SHANTEN1_PATH if scenarios1_file is None else scenarios1_file)
         self._scenarios = scenarios
-        if float(riichi_danger) < 0.0:
-            raise MahjongError(f"riichi_danger must be >= 0, got {riichi_danger}")
-        self.riichi_danger = float(riichi_danger)
+        self.riichi_danger = checked_riichi_danger(riichi_danger)  # a bad value fails here, not in play
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
@@ -606,7 +604,7 @@ class MdpAgent(Agent):
     def _uses_method2(self, sh: int) -> bool:
         return self.method2 and self.m2_from <= sh < self.far and not self.state.riichi[self.seat]
 
-    def scenarios(self, sh: int = METHOD2_SHANTEN[0]):
+    def scenarios(self, sh: int):
         """Eq. 18's regressions (:class:`regressors.scenarios.ScenarioModel`) of a hand at ``sh``
         shanten (1: the 1-shanten ones of ``m2_from=1``); ``MahjongError`` when Method 2 is off
         and none was given."""
@@ -625,7 +623,7 @@ class MdpAgent(Agent):
                                  sum_pt=float(sum(pt[j] for j in opp if not st.riichi[j])),
                                  n_dahai=len(st.discards[me]), tiles_left=int(st.tiles_left))
 
-    def _method2(self, g: HandGraph, sit: Situation, drawn: int | None, sh: int = METHOD2_SHANTEN[0], *,
+    def _method2(self, g: HandGraph, sit: Situation, drawn: int | None, sh: int, *,
                  model: bool = True, state: TableState | None = None) -> method2.Method2Values:
         """Eq. 17 at every root action of ``g``, a hand at ``sh`` shanten (``model=False``: features and payoffs only;
         ``state``: the table the graph's root stands at, by default the decision's). The
@@ -651,7 +649,7 @@ class MdpAgent(Agent):
                 return None
             sit = self._situation()
             g, drawn, _ = self._decision_graph(sit, state, legal, sh)
-            m2 = self._method2(g, sit, drawn, model=False)
+            m2 = self._method2(g, sit, drawn, sh, model=False)
             return {"features": m2.features, "payoffs": m2.payoffs}
         finally:
             self.state, self.seat, self.stats = saved
