@@ -429,7 +429,10 @@ class TableModel:
     hand is tenpai and not locked in riichi (the hazard knows nothing of our hand; else the
     same ``P_O`` at every state). ``draw_share``: a draw completes our hand at
     ``Hazards.draw_share`` of its unseen share, the other draws take up the rest (else as often
-    as the unseen counts say).
+    as the unseen counts say). ``ron_by_discarder`` (with ``ron_share``): the share is each
+    opponent's own by its class (``Hazards.ron_share_by``: one in riichi throws what it draws,
+    a free closed hand holds back), the three discards of a turn at their mean (they carry
+    the same ron chances, so the mean is exact for the ron; else one share for every table).
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -453,6 +456,7 @@ class TableModel:
     read_deal_in: bool = False  # later deal-ins at LATER_DEAL_IN of the grown chances
     tenpai_other: bool = False  # another's win rarer while we are tenpai (Hazards.tenpai_other)
     draw_share: bool = False  # we draw our waits less often than their unseen share (Hazards.draw_share)
+    ron_by_discarder: bool = False  # with ron_share: the share of each discarder's class (Hazards.ron_share_by)
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
@@ -479,10 +483,14 @@ def hazard_turns(t_max: int) -> np.ndarray:
     return np.maximum(np.arange(t_max + 1), 1)
 
 
-def _ron_scale(hazards, model: TableModel, in_riichi: bool) -> float:
-    """The share of random at which the others discard our waits (1: ``ron_share`` off)."""
+def _ron_scale(hazards, model: TableModel, in_riichi: bool, me: int) -> float:
+    """The share of random at which the others discard our waits (1: ``ron_share`` off), with
+    ``ron_by_discarder`` the mean of the three opponents' by their class now."""
     if not model.ron_share:
         return 1.0
+    if model.ron_by_discarder:
+        by = np.asarray(hazards.ron_share_by[1 if in_riichi else 0], dtype=np.float64)
+        return float(np.mean([by[(me + k) % 4] for k in (1, 2, 3)]))
     return float(hazards.ron_scale_riichi if in_riichi else hazards.ron_scale)
 
 
@@ -613,7 +621,7 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         # a riichi hand is tenpai at a washout: the stick's cost there stands for every non-win ending
         stick = table.washout(pt, True) - table.washout(pt, True, riichi=True)
         riichi = RiichiParams(stick=max(0.0, float(stick)), payoff=riichi_pay, p_other=p_other_riichi,
-                              ron_scale=float(hazards.ron_scale_riichi) if model.ron_share else None,
+                              ron_scale=_ron_scale(hazards, model, True, me) if model.ron_share else None,
                               lose_growth=locked_growth)
     own = np.zeros(34, bool)
     for d in state.discards[me]:
@@ -621,7 +629,7 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     if in_riichi:
         growth = locked_growth
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
-                       p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi),
+                       p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi, me),
                        tenpai_other=float(hazards.tenpai_other) if model.tenpai_other and model.hazard else 1.0,
                        draw_share=float(hazards.draw_share) if model.draw_share else 1.0,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten,
@@ -738,11 +746,32 @@ def _first(x, n: int):
     return x if np.ndim(x) == 0 else np.asarray(x)[:n]
 
 
+def with_ron_model(est, state, ron_model):
+    """``est`` with its per-opponent ron chances ``P(ron_j(t))`` from ``ron_model`` (an object
+    whose ``predict([view])["p_ron"]`` is [1, 4, 34] by absolute seat, e.g. the CNN estimators
+    of ``cnn.estimators``, which learn Eq. 20's product in one piece) instead of the tenpai x
+    wait-histogram product, and ``P_L`` their union. What any observer knows stays exact: our
+    own row and every kind an opponent cannot ron now (``regressors.features.safe_kinds``)
+    are 0. The tenpai chances and ``p_wait`` (the later deal-ins' growth) stay the LR's."""
+    from regressors.features import safe_kinds
+
+    p_ron = np.clip(np.asarray(ron_model.predict([state])["p_ron"][0], dtype=np.float64), 0.0, 1.0)
+    me = int(state.seat)
+    p_ron[me] = 0.0
+    for j in range(4):
+        if j != me:
+            p_ron[j, safe_kinds(state, j)] = 0.0
+    return replace(est, p_ron=p_ron, p_lose=1.0 - np.prod(1.0 - p_ron, axis=0))
+
+
 def situation_of(state, estimators, *, table: RankTable | None = None, hanchan: bool = False,
-                 model: TableModel = TableModel(), riichi_danger: float = 1.0) -> Situation:
+                 model: TableModel = TableModel(), riichi_danger: float = 1.0, ron_model=None) -> Situation:
     """:func:`build_situation` with the estimates and hazards of ``estimators``
-    (``regressors.Estimators``) for ``state``'s seat."""
+    (``regressors.Estimators``) for ``state``'s seat; ``ron_model``: the deal-in chances from
+    it instead (:func:`with_ron_model`)."""
     est = estimators.decision(state)
+    if ron_model is not None:
+        est = with_ron_model(est, state, ron_model)
     hz = estimators.hazards(state, est, hazard_turns(1 + max(0, int(state.tiles_left)) // 4),
                             facing=model.later_riichi)
     return build_situation(state, est, estimators.final_rank, table=table, hanchan=hanchan, hazards=hz,

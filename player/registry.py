@@ -49,9 +49,9 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 
 
 def _mdp_models(opts: dict[str, Any]) -> list[Path]:
-    from player.agents.mdp import FAR_BY, METHOD2, TIE, TIE_BY, TIE_NET, uses_discard_net
+    from player.agents.mdp import DEAL_IN, DEAL_IN_CNN, FAR_BY, METHOD2, TIE, TIE_BY, TIE_NET, uses_discard_net
     from regressors.estimators import DEFAULT_DIR, FILES
-    from regressors.scenarios import DEFAULT_PATH
+    from regressors.scenarios import DEFAULT_PATH, SHANTEN1_PATH
 
     folder = Path(str(opts["est_dir"])) if "est_dir" in opts else DEFAULT_DIR
     files = [folder / fname for fname, _ in FILES.values()]
@@ -60,8 +60,14 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
         # the net that orders near-ties or far discards, and the models of its safety planes
         net_dir = Path(str(opts["tie_net"])) if "tie_net" in opts else TIE_NET
         files += [net_dir / "discard.pt", *(FEATURE_MODELS / f for f in FEATURE_FILES)]
-    scenarios = Path(str(opts["scenarios_file"])) if "scenarios_file" in opts else DEFAULT_PATH
-    return files + [scenarios] if opts.get("method2", METHOD2) else files
+    if opts.get("deal_in", DEAL_IN) == "cnn":
+        files.append(Path(str(opts["deal_in_file"])) if "deal_in_file" in opts else DEAL_IN_CNN)
+    if not opts.get("method2", METHOD2):
+        return files
+    files.append(Path(str(opts["scenarios_file"])) if "scenarios_file" in opts else DEFAULT_PATH)
+    if opts.get("m2_from") == 1:
+        files.append(Path(str(opts["scenarios1_file"])) if "scenarios1_file" in opts else SHANTEN1_PATH)
+    return files
 
 
 def _cnn_bot_models(opts: dict[str, Any]) -> list[Path]:

@@ -18,7 +18,7 @@ import numpy as np
 from regressors.deal_in import WaitHistogram, deal_in_probs
 from regressors.final_rank import FinalRankModel
 from regressors.hand_end import HandEndModel, HorizonModel
-from regressors.hazard import HazardModel, wait_class
+from regressors.hazard import OWN_CLASSES, HazardModel, wait_class
 from regressors.features import hand_end_features, horizon_features
 from regressors.payoffs import WinValueModel
 from regressors.tenpai import TenpaiModel
@@ -80,6 +80,7 @@ class Hazards:
     ron_given_wait: np.ndarray  # [4] share of the discards of its waits each seat rons (its class's)
     tenpai_other: float         # p_other times this while our hand is tenpai (not in riichi)
     draw_share: float           # we draw our waits at this share of their unseen share
+    ron_share_by: np.ndarray    # [2, 4] ron_scale (free, in riichi) by each seat as the discarder (own seat 0)
     # a riichi declared now by seat j (``hazards(..., facing=True)`` only; else None)
     p_other_facing: np.ndarray | None = None         # [4, len(q)] p_other were seat j in riichi now
     p_other_facing_riichi: np.ndarray | None = None  # the same with us in riichi too
@@ -156,7 +157,8 @@ class Estimators:
                       hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end, ahead, hz.p_tsumo,
                       hz.p_ippatsu, hz.ron_scale, hz.ron_scale_riichi, hz.dama_share, hz.riichi_pass,
                       np.array([hz.ron_given_wait[wait_class(view, j)] for j in range(4)]), hz.tenpai_other,
-                      hz.draw_share)
+                      hz.draw_share, np.array([[hz.ron_share_by[o][wait_class(view, j)] if j != me else 0.0
+                                                for j in range(4)] for o in OWN_CLASSES]))
         if facing:
             p_o = np.zeros((2, 4, len(q)))
             classes = np.zeros_like(d.win_class_probs)

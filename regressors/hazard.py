@@ -32,7 +32,8 @@ an open hand (:func:`replay_rates`; Eq. 20's ``P_T P(t is j's wait)`` counts the
 ``tenpai_other`` says how much rarer another's win is while *i*'s own hand is tenpai than
 the hazard, which knows nothing of *i*'s hand, predicts (:func:`tenpai_other_ratio`), and
 ``draw_share`` how much less often a tenpai hand draws its waits than their unseen share says
-(:func:`replay_rates`).
+(:func:`replay_rates`). ``ron_share_by`` splits ``ron_scale`` by who discards: a riichi
+player throws what it draws, a free closed hand holds back (:func:`ron_share_by_discarder`).
 """
 from __future__ import annotations
 
@@ -209,6 +210,7 @@ class HazardModel:
         self.ron_given_wait = {c: 1.0 for c in WAIT_CLASSES}
         self.tenpai_other = 1.0
         self.draw_share = 1.0
+        self.ron_share_by = {o: {c: 1.0 for c in WAIT_CLASSES} for o in OWN_CLASSES}
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
@@ -260,7 +262,7 @@ class HazardModel:
                           "ron_scale": self.ron_scale, "ron_scale_riichi": self.ron_scale_riichi,
                           "dama_share": self.dama_share, "riichi_pass": self.riichi_pass,
                           "ron_given_wait": self.ron_given_wait, "tenpai_other": self.tenpai_other,
-                          "draw_share": self.draw_share}, path, KIND)
+                          "draw_share": self.draw_share, "ron_share_by": self.ron_share_by}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -280,6 +282,7 @@ class HazardModel:
             m.ron_given_wait = {c: float(d["ron_given_wait"][c]) for c in WAIT_CLASSES}
             m.tenpai_other = float(d["tenpai_other"])
             m.draw_share = float(d["draw_share"])
+            m.ron_share_by = {o: {c: float(d["ron_share_by"][o][c]) for c in WAIT_CLASSES} for o in OWN_CLASSES}
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m
@@ -364,6 +367,49 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float]:
     return (passed / held if held else 0.0,
             {c: ronned[c] / seen[c] if seen[c] else 1.0 for c in WAIT_CLASSES},
             min(1.0, (drew + 0.5) / (expected + 0.5)))
+
+
+#: The classes of our own tenpai hand for ``ron_share_by_discarder``: free (not in riichi,
+#: closed or open) and in riichi, the two classes of the kernels' states.
+OWN_CLASSES = ("free", "riichi")
+
+
+def ron_share_by_discarder(paths, name: str | None = None) -> dict[str, dict[str, float]]:
+    """``{own class: {discarder class: ratio}}``: how often the others discard the waits of a
+    tenpai seat (not furiten; its own view, the records show every hand) over their number
+    were each discard random among that seat's unseen tiles, by the seat's class
+    (:data:`OWN_CLASSES`) and the discarder's (:data:`WAIT_CLASSES`: in riichi, closed, open),
+    at most 1, smoothed by half a hit. A riichi player throws what it draws, a free closed
+    hand holds back what looks dangerous. ``name``: only the seats of that player
+    (``start_game``'s names), e.g. ours at a table of another kind."""
+    from game.records import read_events
+    from game.state import TableState, seat_view
+    from game.tiles import mjai_to_kind
+
+    hits = {o: {c: 0.0 for c in WAIT_CLASSES} for o in OWN_CLASSES}
+    expected = {o: {c: 0.0 for c in WAIT_CLASSES} for o in OWN_CLASSES}
+    for path in paths:
+        events = read_events(path)
+        names = events[0].get("names") or [None] * 4
+        seats = [s for s in range(4) if name is None or names[s] == name]
+        views = [TableState(s) for s in seats]
+        for e in events:
+            if e.get("type") == "dahai":
+                a, tile = e["actor"], mjai_to_kind(e["pai"])
+                for v in views:
+                    if v.seat == a or len(v.hand_ids) % 3 != 1 or v.furiten:
+                        continue
+                    waits = v.waits
+                    if waits:
+                        unseen = np.asarray(v.unseen, dtype=np.float64)
+                        own = "riichi" if v.riichi[v.seat] else "free"
+                        c = wait_class(v, a)
+                        expected[own][c] += float(unseen[list(waits)].sum() / unseen.sum())
+                        hits[own][c] += tile in waits
+            for v in views:
+                v.update(seat_view(e, v.seat))
+    return {o: {c: min(1.0, (hits[o][c] + 0.5) / (expected[o][c] + 0.5)) for c in WAIT_CLASSES}
+            for o in OWN_CLASSES}
 
 
 def _ron_ratio(arr: dict, *, riichi: bool) -> float:

@@ -20,7 +20,7 @@ from regressors.deal_in import WaitHistogram
 from regressors.estimators import Estimators
 from regressors.final_rank import FinalRankModel
 from regressors.hand_end import HandEndModel, HorizonModel, dataset_context
-from regressors.hazard import HazardModel, replay_rates
+from regressors.hazard import HazardModel, replay_rates, ron_share_by_discarder
 from regressors.payoffs import WinValueModel
 from regressors.tenpai import TenpaiModel
 
@@ -47,6 +47,7 @@ def fit_all(ds: Dataset) -> Estimators:
     hazard = HazardModel().fit(a, pt)
     # a replay of the records, not dataset rows
     hazard.riichi_pass, hazard.ron_given_wait, hazard.draw_share = replay_rates(ds.files)
+    hazard.ron_share_by = ron_share_by_discarder(ds.files)
     return Estimators({"final_rank": rank, "tenpai": tenpai, "wait_histogram": hist,
                        "hand_end": end, "horizon": horizon, "win_value": win, "hazard": hazard})
 

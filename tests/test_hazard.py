@@ -134,8 +134,8 @@ def test_hazard_file_round_trip_and_errors(tmp_path):
     args = (40, np.array([0.2, 0.5, 0.1]), np.array([False, True, False]), np.array([True, False, False]))
     np.testing.assert_array_equal(back.p_other(*args, q, False), hz.p_other(*args, q, False))
     np.testing.assert_array_equal(back.p_tenpai_end(*args), hz.p_tenpai_end(*args))
-    assert (back.dama_share, back.ron_scale, back.tenpai_other, back.draw_share) == \
-        (hz.dama_share, hz.ron_scale, hz.tenpai_other, hz.draw_share)
+    assert (back.dama_share, back.ron_scale, back.tenpai_other, back.draw_share, back.ron_share_by) == \
+        (hz.dama_share, hz.ron_scale, hz.tenpai_other, hz.draw_share, hz.ron_share_by)
     with pytest.raises(ModelFileError):
         HazardModel.load(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text('{"kind": "tenpai", "format_version": 1}')
@@ -197,6 +197,24 @@ def test_shipped_hazards_are_sane():
     assert 0 < hz.p_abort < 0.01
     assert 0.7 < hz.tenpai_other < 1.0  # another wins less while we are tenpai
     assert 0.7 < hz.draw_share < 1.0  # the others hold some of our waits
+
+
+def test_ron_share_by_discarder_splits_the_ron_scale_by_who_discards(phoenix):
+    """``ron_share_by_discarder`` on real games: against a riichi the riichi players discard
+    its waits far more often than the free closed hands, which hold back; each share is at
+    most 1 and, pooled by the waits' random share, near the one ``ron_scale`` of the dataset
+    (which also counts furiten hands). A name no seat has gives no data: every share 1."""
+    from regressors.hazard import OWN_CLASSES, WAIT_CLASSES, ron_share_by_discarder
+
+    files, ds = phoenix
+    by = ron_share_by_discarder(files)
+    assert set(by) == set(OWN_CLASSES) and all(set(by[o]) == set(WAIT_CLASSES) for o in OWN_CLASSES)
+    assert all(0.0 < v <= 1.0 for o in OWN_CLASSES for v in by[o].values())
+    assert by["riichi"]["riichi"] > 2 * by["riichi"]["dama"]
+    hz = HazardModel().fit(ds.arrays, _pt(ds.arrays, Estimators.default()))
+    assert min(by["riichi"].values()) < hz.ron_scale_riichi < max(by["riichi"].values())
+    assert min(by["free"].values()) < hz.ron_scale < max(by["free"].values())
+    assert ron_share_by_discarder(files[:1], name="nobody") == {o: {c: 1.0 for c in WAIT_CLASSES} for o in OWN_CLASSES}
 
 
 def test_ron_scales_and_dama_share_count_the_tenpai_players_facing_discards(phoenix):

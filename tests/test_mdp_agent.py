@@ -819,6 +819,65 @@ def test_riichi_danger_scales_the_deal_in_chances_into_a_riichi_alone(est):
     assert np.array_equal(a.p_lose, b.p_lose) and np.array_equal(a.u_lose, b.u_lose)
 
 
+def test_deal_in_cnn_takes_the_cnn_ron_head_and_keeps_what_is_known(est):
+    """``deal_in=cnn``: P(ron_j(t)) is the CNN estimators' ron head for each opponent (their
+    batch prediction, by absolute seat), P_L its union (Eq. 20's last line), except that the
+    kinds an opponent cannot ron (genbutsu and the passed kinds, ``safe_kinds``) stay 0; the
+    tenpai chances are the LR's. The CNN answers the riichi table otherwise than the LR."""
+    from cnn.estimators import CnnEstimators
+    from regressors.features import safe_kinds
+
+    cnn = CnnEstimators.default()
+    st = _riichi_table(est).state
+    raw = cnn.predict([st])["p_ron"][0]
+    safe = np.array([safe_kinds(st, j) if j != st.seat else np.ones(34, bool) for j in range(4)])
+    assert safe[1, [mjai_to_kind(n) for n in ("9m", "1p", "8m")]].all() and not safe[1].all()
+    expect = np.where(safe, 0.0, raw)
+    sit = situation_of(st, est, ron_model=cnn)
+    np.testing.assert_allclose(sit.estimates.p_ron, expect, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(sit.params.p_lose, 1.0 - np.prod(1.0 - expect, axis=0), rtol=1e-6, atol=1e-9)
+    assert all(sit.params.p_lose[mjai_to_kind(n)] == 0.0 for n in ("9m", "1p", "8m"))
+    lr = situation_of(st, est)
+    np.testing.assert_array_equal(sit.estimates.p_tenpai, lr.estimates.p_tenpai)
+    assert np.abs(sit.params.p_lose - lr.params.p_lose).max() > 1e-3
+
+
+def test_deal_in_option_loads_its_weights_with_the_agent(tmp_path):
+    """``mdp:deal_in=cnn`` loads the CNN weights when the agent is built (the run's model files
+    name them); a bad source or a missing file fails there, naming it."""
+    from game.errors import MahjongError, ModelFileError
+    from player.agents.mdp import DEAL_IN_CNN
+    from player.registry import model_files
+
+    agent = make_agent("mdp:deal_in=cnn")
+    assert agent._ron_model is not None and make_agent("mdp")._ron_model is None
+    assert DEAL_IN_CNN in model_files("mdp:deal_in=cnn") and DEAL_IN_CNN not in model_files("mdp")
+    with pytest.raises(MahjongError, match="deal_in"):
+        make_agent("mdp:deal_in=oracle")
+    with pytest.raises(ModelFileError, match="nothing"):
+        make_agent(f"mdp:deal_in=cnn,deal_in_file={tmp_path / 'nothing.pt'}")
+
+
+def test_ron_by_discarder_takes_the_mean_share_of_the_three_discarders_classes(est):
+    """``ron_by_discarder``: the others discard our waits at the mean of their classes' shares
+    as the shipped hazard file lists them (read here from the file): seat 1 in riichi and two
+    closed free hands; after our riichi the riichi shares, three closed hands. Off, the one
+    share for every table."""
+    import json
+
+    from abstractions.situation import TableModel
+    from regressors.estimators import DEFAULT_DIR
+
+    by = json.loads((DEFAULT_DIR / "hazard.json").read_text())["ron_share_by"]
+    on = TableModel(ron_by_discarder=True)
+    sit = situation_of(_riichi_table(est).state, est, model=on)
+    assert sit.params.ron_scale == pytest.approx((by["free"]["riichi"] + 2 * by["free"]["dama"]) / 3, rel=1e-12)
+    assert situation_of(_riichi_table(est).state, est).params.ron_scale == pytest.approx(est.hazard.ron_scale)
+    tenpai = situation_of(_early_tenpai(est).state, est, model=on).params
+    assert tenpai.ron_scale == pytest.approx(by["free"]["dama"], rel=1e-12)
+    assert tenpai.riichi.ron_scale == pytest.approx(by["riichi"]["dama"], rel=1e-12)
+
+
 def test_the_player_keeps_its_own_tie_net_when_cnn_bot_moves_on():
     """The near-ties are ordered by the discard net the tie margin was chosen with
     (``cnn/models/mdp_ties``), not by cnn-bot's shipped one, which has changed since."""

@@ -142,6 +142,13 @@ M2_FROM = (1, 2)
 #: wins and fewer deal-ins a hand (0.225 / 0.119 vs 0.216 / 0.124); then on the 1,000 games of
 #: report seed 20261201, 0.098 +- 0.042 rank better (p = 0.010) (README, "Strength").
 METHOD2 = True
+#: Where the opponents' ron chances ``P(ron_j(t))`` of Eq. 20 come from (``deal_in``): the
+#: logistic tenpai model times the wait histogram or enumeration (``regressors``, the paper's
+#: way), or the CNN estimators' ron head (``cnn.estimators``, the product learned in one
+#: piece; weights ``deal_in_file``, by default :data:`DEAL_IN_CNN`).
+DEAL_IN_SOURCES = ("lr", "cnn")
+DEAL_IN = "lr"
+DEAL_IN_CNN = Path(__file__).resolve().parents[2] / "cnn" / "models" / "estimators.pt"
 
 
 def uses_discard_net(tie: float, tie_by: str, far_by: str) -> bool:
@@ -200,7 +207,7 @@ class MdpAgent(Agent):
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
                  scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
                  scenarios1_file: str | None = None, riichi_danger: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
-                 **switches: bool) -> None:
+                 deal_in: str = DEAL_IN, deal_in_file: str | None = None, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
@@ -218,7 +225,9 @@ class MdpAgent(Agent):
         first shanten (:data:`M2_FROM`; at 1 shanten with the regressions of ``scenarios1_file``,
         by default ``regressors.scenarios.SHANTEN1_PATH``); ``riichi_danger``: the deal-in
         chances into an opponent in riichi, times this (``abstractions.situation.build_situation``;
-        1: the estimators'); ``est_dir``: the folder of the estimators'
+        1: the estimators'); ``deal_in``: where the opponents' ron chances come from
+        (:data:`DEAL_IN_SOURCES`; ``cnn``: the CNN estimators of ``deal_in_file``, by default
+        :data:`DEAL_IN_CNN`, ``abstractions.situation.with_ron_model``); ``est_dir``: the folder of the estimators'
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
         the shipped ``regressors/models``); ``tie_net``: the folder of the discard net that
         orders near-ties and far discards (default :data:`TIE_NET`); ``split_fold``: PSM's
@@ -281,11 +290,18 @@ class MdpAgent(Agent):
                 self._scenarios1 = ScenarioModel.load(SHANTEN1_PATH if scenarios1_file is None else scenarios1_file)
         self._scenarios = scenarios
         self.riichi_danger = checked_riichi_danger(riichi_danger)  # a bad value fails here, not in play
+        if deal_in not in DEAL_IN_SOURCES:
+            raise MahjongError(f"deal_in must be one of {DEAL_IN_SOURCES}, got {deal_in!r}")
+        self.deal_in, self._ron_model = deal_in, None
+        if deal_in == "cnn":  # loaded with the agent: a missing file fails here
+            from cnn.estimators import CnnEstimators
+
+            self._ron_model = CnnEstimators.load(DEAL_IN_CNN if deal_in_file is None else deal_in_file)
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, far_by, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
-                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, "
+                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, deal_in, deal_in_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -429,7 +445,7 @@ class MdpAgent(Agent):
 
     def _situation(self) -> Situation:
         sit = situation_of(self.state, self.est, table=self._table, hanchan=self.hanchan, model=self.model,
-                           riichi_danger=self.riichi_danger)
+                           riichi_danger=self.riichi_danger, ron_model=self._ron_model)
         self._table = sit.table
         sit.params.fold = self.fold
         sit.params.split_fold = self.split_fold
