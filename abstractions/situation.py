@@ -51,6 +51,7 @@ import numpy as np
 from abstractions.params import LaterRiichi, MDPParams, RiichiParams
 from game.errors import MahjongError
 from game.tiles import dora_from_indicator
+from regressors.features import safe_kinds
 from search.scorer import F_POINTS, expected_score_nb, score_nb
 
 #: Points grid of the win-payoff tables (100-point steps up to a double yakuman).
@@ -753,8 +754,6 @@ def with_ron_model(est, state, ron_model):
     wait-histogram product, and ``P_L`` their union. What any observer knows stays exact: our
     own row and every kind an opponent cannot ron now (``regressors.features.safe_kinds``)
     are 0. The tenpai chances and ``p_wait`` (the later deal-ins' growth) stay the LR's."""
-    from regressors.features import safe_kinds
-
     p_ron = np.clip(np.asarray(ron_model.predict([state])["p_ron"][0], dtype=np.float64), 0.0, 1.0)
     me = int(state.seat)
     p_ron[me] = 0.0

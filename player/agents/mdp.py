@@ -292,7 +292,7 @@ class MdpAgent(Agent):
         self.riichi_danger = checked_riichi_danger(riichi_danger)  # a bad value fails here, not in play
         if deal_in not in DEAL_IN_SOURCES:
             raise MahjongError(f"deal_in must be one of {DEAL_IN_SOURCES}, got {deal_in!r}")
-        self.deal_in, self._ron_model = deal_in, None
+        self._ron_model = None
         if deal_in == "cnn":  # loaded with the agent: a missing file fails here
             from cnn.estimators import CnnEstimators
 
