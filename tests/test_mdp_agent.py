@@ -872,7 +872,8 @@ def test_ron_by_discarder_takes_the_mean_share_of_the_three_discarders_classes(e
     on = TableModel(ron_by_discarder=True)
     sit = situation_of(_riichi_table(est).state, est, model=on)
     assert sit.params.ron_scale == pytest.approx((by["free"]["riichi"] + 2 * by["free"]["dama"]) / 3, rel=1e-12)
-    assert situation_of(_riichi_table(est).state, est).params.ron_scale == pytest.approx(est.hazard.ron_scale)
+    off = TableModel(ron_by_discarder=False)
+    assert situation_of(_riichi_table(est).state, est, model=off).params.ron_scale == pytest.approx(est.hazard.ron_scale)
     tenpai = situation_of(_early_tenpai(est).state, est, model=on).params
     assert tenpai.ron_scale == pytest.approx(by["free"]["dama"], rel=1e-12)
     assert tenpai.riichi.ron_scale == pytest.approx(by["riichi"]["dama"], rel=1e-12)
