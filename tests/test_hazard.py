@@ -202,8 +202,8 @@ def test_shipped_hazards_are_sane():
 def test_ron_share_by_discarder_splits_the_ron_scale_by_who_discards(phoenix):
     """``ron_share_by_discarder`` on real games: against a riichi the riichi players discard
     its waits far more often than the free closed hands, which hold back; each share is at
-    most 1 and, pooled by the waits' random share, near the one ``ron_scale`` of the dataset
-    (which also counts furiten hands). A name no seat has gives no data: every share 1."""
+    most 1, and the dataset's one ``ron_scale`` (and ``ron_scale_riichi``) lies between the
+    shares of its class. A name no seat has gives no data: every share 1."""
     from regressors.hazard import OWN_CLASSES, WAIT_CLASSES, ron_share_by_discarder
 
     files, ds = phoenix
