@@ -299,6 +299,12 @@ def wait_class(view, j: int) -> str:
     return "open" if any(m.type != "ankan" for m in view.melds[j]) else "dama"
 
 
+def _random_share(view, waits) -> float:
+    """The chance that a tile drawn at random among ``view``'s unseen tiles is one of ``waits``."""
+    unseen = np.asarray(view.unseen, dtype=np.float64)
+    return float(unseen[list(waits)].sum() / unseen.sum())
+
+
 def replay_rates(paths) -> tuple[float, dict[str, float], float]:
     """``(riichi_pass, ron_given_wait, draw_share)`` from one replay of the records, every
     seat's view:
@@ -345,8 +351,7 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float]:
                 v = views[e["actor"]]
                 waits = v.waits if len(v.hand_ids) % 3 == 1 else frozenset()
                 if waits:
-                    unseen = np.asarray(v.unseen, dtype=np.float64)
-                    expected += float(unseen[list(waits)].sum() / unseen.sum())
+                    expected += _random_share(v, waits)
                     drew += mjai_to_kind(e["pai"]) in waits
             for s, view in enumerate(views):
                 view.update(seat_view(e, s))
@@ -401,10 +406,9 @@ def ron_share_by_discarder(paths, name: str | None = None) -> dict[str, dict[str
                         continue
                     waits = v.waits
                     if waits:
-                        unseen = np.asarray(v.unseen, dtype=np.float64)
                         own = "riichi" if v.riichi[v.seat] else "free"
                         c = wait_class(v, a)
-                        expected[own][c] += float(unseen[list(waits)].sum() / unseen.sum())
+                        expected[own][c] += _random_share(v, waits)
                         hits[own][c] += tile in waits
             for v in views:
                 v.update(seat_view(e, v.seat))
