@@ -18,6 +18,7 @@ Facts about riichienv that shape this code (checked in ``tests/test_engine.py``)
 """
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -77,6 +78,16 @@ class EngineGame:
                                               drawn=drawn)
             out.append(Pending(seat, events, legal, engine))
         return out
+
+    def fork(self) -> "EngineGame":
+        """An independent copy of the game as it stands (the engine cloned, walls included):
+        what it plays from here does not touch this one. Taken after :meth:`pending`, it
+        continues from :meth:`step` with that call's choices."""
+        twin = copy.copy(self)
+        twin.env = self.env.clone()
+        twin._has_drawn, twin._offer_from = list(self._has_drawn), list(self._offer_from)
+        twin._delivered, twin._log = list(self._delivered), None
+        return twin
 
     def step(self, chosen: dict[int, Action]) -> None:
         """Apply one engine action per pending seat."""
