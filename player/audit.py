@@ -21,6 +21,13 @@ Kinds of decision and the other action each is played against:
   player's runner-up;
 * ``discard``: every ``--every``-th other own discard: -> the player's runner-up (another kind).
 
+With ``--alt AGENT`` (e.g. ``mdp:riichi_danger=2``) the other action is instead that agent's
+choice at every decision of the seat where it differs from the player's (a shadow of it
+follows the game): the rows then estimate, decision by decision, what playing it for one
+decision would change, and their sum per game the first-order difference between the two
+players (the performance-difference lemma: the player's values, the alternative's choices),
+a screen far cheaper in games than a match.
+
 Both branches share the wall, so their difference is the decision's own effect on that deal:
 its mean over many decisions, ``alt - chosen`` (> 0: the other action was better), estimates
 what the player loses by its choice in a kind, and its slope against the player's own
@@ -198,10 +205,11 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
     from game.engine import EngineGame
     from player.selfplay import derive_seed, get_agent
 
-    game_no, seed, seat, player, vs, every, verify, hanchan = task
+    game_no, seed, seat, player, vs, every, verify, hanchan, alt_players = task
     names = [player if s == seat else vs for s in range(4)]
     agents = [get_agent(n, s, derive_seed(seed, 1000 + s)) for s, n in enumerate(names)]
     me = agents[seat]
+    shadows = [(spec, _shadow(spec, seat, derive_seed(seed, 1000 + seat))) for spec in alt_players]
     rank_model = me.est.final_rank
     game = EngineGame(seed, hanchan=hanchan)
     for s, agent in enumerate(agents):
@@ -219,10 +227,13 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
                         row["chosen_points"] = event["scores"][seat] - row["scores"][seat]
                     open_rows = []
                 agents[p.seat].observe(event)
+                if p.seat == seat:
+                    for _, shadow in shadows:
+                        shadow.observe(event)
         mine = next((p for p in pending if p.seat == seat), None)
         kind = None
         if mine is not None:
-            kind = decision_kind(me.state, mine.legal, discard_no, every)
+            kind = decision_kind(me.state, mine.legal, discard_no, 1 if shadows else every)
             discard_no += kind == "discard" or (kind is None and any(a["type"] == "dahai" for a in mine.legal))
         snapshot = (game.fork(), [fork_agent(a) for a in agents]) if kind else None
         choices = {p.seat: agents[p.seat].act(p.legal) for p in pending}
@@ -231,11 +242,16 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
         chosen = {p.seat: p.engine_actions[_index(choices[p.seat], p.legal, agents[p.seat], p.seat, seed, None)]
                   for p in pending}
         if snapshot is not None:
-            row = _audit_row(kind, me, mine, choices[seat], snapshot, pending, rank_model, hanchan, verify)
-            if row is not None:
-                row.update(game=game_no, seed=seed, seat=seat, discard_no=discard_no)
-                rows.append(row)
-                open_rows.append(row)
+            # the fixed alternative of the kind, or each shadow's choice where it differs
+            others = [(None, None)] if not shadows else [(spec, sh.act(mine.legal)) for spec, sh in shadows]
+            for spec, other in others:
+                if spec is not None and other == choices[seat]:
+                    continue
+                row = _audit_row(kind, me, mine, choices[seat], snapshot, pending, rank_model, hanchan, verify, other)
+                if row is not None:
+                    row.update(game=game_no, seed=seed, seat=seat, discard_no=discard_no, alt_agent=spec)
+                    rows.append(row)
+                    open_rows.append(row)
         game.step(chosen)
     final = game.scores()
     for row in open_rows:
@@ -244,12 +260,31 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
     return game_no, rows
 
 
-def _audit_row(kind, me, mine, choice, snapshot, pending, rank_model, hanchan, verify) -> dict | None:
+def _shadow(spec: str, seat: int, seed: int):
+    """This process's shadow agent ``spec`` for ``seat``: it follows the audited seat's game
+    and is asked the same decisions, never played."""
+    from player.registry import make_agent
+
+    agent = _SHADOWS.get(spec)
+    if agent is None:
+        agent = _SHADOWS[spec] = make_agent(spec, seed=seed)
+    agent.reseed(seed)
+    agent.start_game(seat)
+    return agent
+
+
+_SHADOWS: dict[str, object] = {}
+
+
+def _audit_row(kind, me, mine, choice, snapshot, pending, rank_model, hanchan, verify, other=None) -> dict | None:
     state = me.state
-    alt = alternative(kind, me, state, mine.legal, choice)
-    if alt is None:
-        return None
-    label, other = alt
+    if other is not None:
+        label = "differs"
+    else:
+        alt = alternative(kind, me, state, mine.legal, choice)
+        if alt is None:
+            return None
+        label, other = alt
     values = _values(me)
     fork_game, fork_agents = snapshot
     seat = state.seat
@@ -260,9 +295,8 @@ def _audit_row(kind, me, mine, choice, snapshot, pending, rank_model, hanchan, v
            "chosen": choice, "alt": other,
            "pred_chosen": values.get(_key(choice)), "pred_alt": values.get(_key(other))}
     branches = [("alt", other)] + ([("verify", choice)] if verify else [])
-    for i, (name, action) in enumerate(branches):
-        # the last branch may use the snapshot itself; the others play out copies of it
-        g, ags = snapshot if i == len(branches) - 1 else (snapshot[0].fork(), [fork_agent(a) for a in snapshot[1]])
+    for name, action in branches:
+        g, ags = snapshot[0].fork(), [fork_agent(a) for a in snapshot[1]]  # the snapshot serves every row
         start, scores = play_out(g, ags, pending, {seat: action})
         row[f"{name}_value"] = hand_value(rank_model, seat, start, scores, hanchan)
         row[f"{name}_points"] = scores[seat] - row["scores"][seat]
@@ -315,7 +349,8 @@ def summarize(rows: list[dict], games: int, by: Sequence[str] = ()) -> dict:
         raise MahjongError(f"--by: unknown field(s) {unknown}; known: {', '.join(BY)}")
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for row in rows:
-        groups[(row["kind"], row["label"]) + tuple(str(BY[b](row)) for b in by)].append(row)
+        label = row["label"] if row.get("alt_agent") is None else row["alt_agent"]
+        groups[(row["kind"], label) + tuple(str(BY[b](row)) for b in by)].append(row)
     out = {"games": games, "rows": len(rows), "by": list(by), "groups": []}
     for key, sel in sorted(groups.items(), key=lambda kv: (KINDS.index(kv[0][0]),) + kv[0][1:]):
         kind, label = key[:2]
@@ -335,22 +370,47 @@ def summarize(rows: list[dict], games: int, by: Sequence[str] = ()) -> dict:
         if any("verify_value" in r for r in sel):
             g["verify_mismatch"] = int(sum(abs(r["verify_value"] - r["chosen_value"]) > 1e-9 for r in sel))
         out["groups"].append(g)
+    out["totals"] = _totals(rows, games)
+    return out
+
+
+def _totals(rows: list[dict], games: int) -> list[dict]:
+    """For each ``--alt`` agent: its differing decisions a game and the per-game sum of
+    ``alt - chosen`` (mean +- SE over the games, a game without rows counting 0): the
+    first-order change of the player's mean rank, negated, if it took that agent's choices."""
+    per: dict[str, dict] = defaultdict(lambda: defaultdict(float))
+    for row in rows:
+        if row.get("alt_agent") is not None:
+            per[row["alt_agent"]][row["game"]] += row["alt_value"] - row["chosen_value"]
+    out = []
+    for spec, by_game in sorted(per.items()):
+        sums = np.zeros(max(games, len(by_game)))
+        sums[:len(by_game)] = list(by_game.values())
+        n = len(sums)
+        out.append({"alt": spec, "rows": sum(r.get("alt_agent") == spec for r in rows), "games": n,
+                    "gain_per_game": float(sums.mean()),
+                    "se": float(sums.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan})
     return out
 
 
 def format_table(summary: dict) -> str:
+    w = max([10] + [len(g["label"]) for g in summary["groups"]])
     lines = [f"{summary['rows']} audited decisions in {summary['games']} games; "
              "alt - chosen in minus expected final rank (> 0: the other action did better)",
-             f"{'kind':8s} {'way':10s} " + "".join(f"{b:>9s} " for b in summary.get("by", [])) + f"{'n':>6s} {'/game':>6s} {'alt - chosen':>17s} {'better':>7s} "
+             f"{'kind':8s} {'way':{w}s} " + "".join(f"{b:>9s} " for b in summary.get("by", [])) + f"{'n':>6s} {'/game':>6s} {'alt - chosen':>17s} {'better':>7s} "
              f"{'worse':>6s} {'predicted':>10s} {'slope':>6s} {'rank/game':>10s}"]
     for g in summary["groups"]:
-        lines.append(f"{g['kind']:8s} {g['label']:10s} " + "".join(f"{g[b]:>9s} " for b in summary.get("by", []))
+        lines.append(f"{g['kind']:8s} {g['label']:{w}s} " + "".join(f"{g[b]:>9s} " for b in summary.get("by", []))
                      + f"{g['n']:6d} {g['per_game']:6.2f} "
                      f"{g['gain_alt']:+8.4f} +- {g['se']:.4f} {g['alt_better']:7.3f} {g['alt_worse']:6.3f} "
                      f"{g['pred_gain_alt']:+10.4f} {g['slope']:6.2f} {-g['per_game_effect']:+10.4f}"
                      + (f"  verify: {g['verify_mismatch']} differ" if "verify_mismatch" in g else ""))
     lines.append("rank/game: the mean rank the player would change per game by always taking the "
                  "other action in that row (< 0: better), one decision at a time")
+    for t in summary.get("totals", []):
+        lines.append(f"{t['alt']}: {t['rows'] / max(t['games'], 1):.2f} differing decisions a game; "
+                     f"sum of alt - chosen a game {t['gain_per_game']:+.4f} +- {t['se']:.4f} "
+                     f"(mean rank {-t['gain_per_game']:+.4f} if the player took its choices)")
     return "\n".join(lines)
 
 
@@ -381,9 +441,11 @@ def check_audited(player: str) -> None:
 
 
 def audit(player: str, vs: str, games: int, out_dir: Path, *, seed: int, every: int = 4,
-          workers: int | None = None, verify: bool = False, hanchan: bool = False) -> dict:
-    """Play ``games`` games of ``player.evaluate``'s plan with ``player``'s decisions audited;
-    write every row to ``out_dir/audit.jsonl`` (resumed by game) and return the summary."""
+          workers: int | None = None, verify: bool = False, hanchan: bool = False,
+          alt: Sequence[str] = ()) -> dict:
+    """Play ``games`` games of ``player.evaluate``'s plan with ``player``'s decisions audited
+    (against the choices of each agent of ``alt`` when given); write every row to ``out_dir/audit.jsonl``
+    (resumed by game) and return the summary."""
     from player.evaluate import game_plan
     from player.rundir import check_seed
     from player.selfplay import check_agent_name, run_pool
@@ -392,6 +454,8 @@ def audit(player: str, vs: str, games: int, out_dir: Path, *, seed: int, every: 
     for name in (player, vs):
         check_agent_name(name)
     check_audited(player)
+    for name in alt:
+        check_agent_name(name)
     if every < 1:
         raise MahjongError(f"--every must be >= 1, got {every}")
     if out_dir.exists() and not out_dir.is_dir():
@@ -402,7 +466,10 @@ def audit(player: str, vs: str, games: int, out_dir: Path, *, seed: int, every: 
     played = out_dir / GAMES
     done = {r["game"] for r in read_rows(played)} if played.exists() else set()
     rows = [r for r in rows if r["game"] in done]  # a game cut short is played again whole
-    tasks = [(g, s, seat, player, vs, every, verify, hanchan) for g, _, s, seat in game_plan(games, seed)
+    alt = tuple(alt)
+    run = {"player": player, "vs": vs, "seed": seed, "every": every, "alt": list(alt), "hanchan": hanchan}
+    _check_run(out_dir, run)
+    tasks = [(g, s, seat, player, vs, every, verify, hanchan, alt) for g, _, s, seat in game_plan(games, seed)
              if g not in done]
     write_atomic(path, "".join(json.dumps(r) + "\n" for r in rows))
     with open(path, "a", encoding="utf-8") as f, open(played, "a", encoding="utf-8") as gf:
@@ -414,9 +481,20 @@ def audit(player: str, vs: str, games: int, out_dir: Path, *, seed: int, every: 
             gf.flush()
             rows.extend(game_rows)
     summary = summarize(rows, games)
-    summary.update(player=player, vs=vs, seed=seed, every=every)
+    summary.update(run)
     write_atomic(out_dir / "summary.json", json.dumps(summary, indent=1))
     return summary
+
+
+def _check_run(out_dir: Path, run: dict) -> None:
+    """Write ``run.json``, or check that the folder holds the same audit (a resume)."""
+    path = out_dir / "run.json"
+    if path.exists():
+        old = json.loads(path.read_text())
+        if old != run:
+            raise MahjongError(f"{out_dir} holds another audit ({old}); choose another --out")
+    else:
+        write_atomic(path, json.dumps(run, indent=1))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -430,6 +508,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--every", type=int, default=4,
                     help="audit every k-th plain own discard (default 4; riichi, calls and discards "
                          "facing a riichi are all audited)")
+    ap.add_argument("--alt", action="append", default=[],
+                    help="audit against this agent's choices (NAME[:KEY=VALUE,...]) at every decision "
+                         "where they differ from the player's, instead of the kinds' fixed alternatives "
+                         "(repeat for several: one game serves them all)")
     ap.add_argument("--workers", type=int, default=None, help="processes (default: every CPU)")
     ap.add_argument("--verify", action="store_true",
                     help="also play the chosen action out in a fork and count where it differs from the game")
@@ -455,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         out = args.out or Path("runs") / f"audit_{args.player}_seed{args.seed}"
         summary = audit(args.player, args.vs, args.games, out, seed=args.seed, every=args.every,
-                        workers=args.workers, verify=args.verify)
+                        workers=args.workers, verify=args.verify, alt=args.alt)
         if args.by:
             summary = {**summary, **summarize(read_rows(out / AUDIT), args.games, args.by)}
     print(json.dumps(summary, indent=1) if args.json else format_table(summary))

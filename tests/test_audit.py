@@ -160,3 +160,28 @@ def test_bad_input_exits_2_naming_it(tmp_path, capsys, args, message):
     assert rc == 2
     assert message in capsys.readouterr().err
     assert (tmp_path / "good.jsonl").read_text().count("\n") == 1  # nothing already written is lost
+
+
+def test_alt_agents_rows_only_where_they_differ(tmp_path):
+    summary = audit.audit("mdp", "efficiency", 1, tmp_path / "b", seed=11, workers=1,
+                          alt=["mdp", "efficiency"])
+    rows = audit.read_rows(tmp_path / "b" / audit.AUDIT)
+    # a shadow of the player itself never differs; the rule-based agent does
+    assert not [r for r in rows if r["alt_agent"] == "mdp"]
+    eff = [r for r in rows if r["alt_agent"] == "efficiency"]
+    assert eff and all(r["alt"] != r["chosen"] and r["label"] == "differs" for r in eff)
+    (total,) = summary["totals"]
+    assert total["alt"] == "efficiency" and total["rows"] == len(eff) and total["games"] == 1
+    assert total["gain_per_game"] == pytest.approx(sum(r["alt_value"] - r["chosen_value"] for r in eff))
+    # the same folder with other alternatives is another audit
+    with pytest.raises(audit.MahjongError, match="another audit"):
+        audit.audit("mdp", "efficiency", 1, tmp_path / "b", seed=11, workers=1, alt=["efficiency"])
+
+
+def test_totals_count_games_without_rows_as_zero():
+    rows = [{**_row(0, 0, 0.2), "alt_agent": "x"}, {**_row(0, 1, -0.1), "alt_agent": "x"},
+            {**_row(2, 0, 0.4), "alt_agent": "x"}]
+    (t,) = audit._totals(rows, games=4)
+    sums = np.array([0.1, 0.4, 0.0, 0.0])
+    assert t["gain_per_game"] == pytest.approx(sums.mean())
+    assert t["se"] == pytest.approx(sums.std(ddof=1) / 2)
