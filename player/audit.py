@@ -374,6 +374,38 @@ def summarize(rows: list[dict], games: int, by: Sequence[str] = ()) -> dict:
     return out
 
 
+def value_bins(rows: list[dict], n_bins: int = 5) -> list[dict]:
+    """Per kind and way: the rows the player valued both ways, in ``n_bins`` bins of equal
+    count by its predicted ``alt - chosen``, each bin's mean predicted and realised (+- SE,
+    clustered by hand): a reliability table of the player's value differences."""
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for row in rows:
+        if row["pred_alt"] is not None and row["pred_chosen"] is not None:
+            label = row["label"] if row.get("alt_agent") is None else row["alt_agent"]
+            groups[(row["kind"], label)].append(row)
+    out = []
+    for (kind, label), sel in sorted(groups.items(), key=lambda kv: (KINDS.index(kv[0][0]), kv[0][1])):
+        sel = sorted(sel, key=lambda r: r["pred_alt"] - r["pred_chosen"])
+        for b, part in enumerate(np.array_split(np.arange(len(sel)), min(n_bins, len(sel)))):
+            chunk = [sel[i] for i in part]
+            pred = np.array([r["pred_alt"] - r["pred_chosen"] for r in chunk])
+            real = np.array([r["alt_value"] - r["chosen_value"] for r in chunk])
+            mean, se = _mean_se(real, [_hand(r) for r in chunk])
+            out.append({"kind": kind, "label": label, "bin": b, "n": len(chunk), "pred_lo": float(pred[0]),
+                        "pred_hi": float(pred[-1]), "predicted": float(pred.mean()), "realised": mean, "se": se})
+    return out
+
+
+def format_bins(bins: list[dict]) -> str:
+    w = max([10] + [len(b["label"]) for b in bins])
+    lines = ["the player's predicted alt - chosen in bins of equal count, against the realised",
+             f"{'kind':8s} {'way':{w}s} {'predicted range':>21s} {'n':>5s} {'predicted':>10s} {'realised':>17s}"]
+    for b in bins:
+        lines.append(f"{b['kind']:8s} {b['label']:{w}s} [{b['pred_lo']:+.4f}, {b['pred_hi']:+.4f}] {b['n']:5d} "
+                     f"{b['predicted']:+10.4f} {b['realised']:+8.4f} +- {b['se']:.4f}")
+    return "\n".join(lines)
+
+
 def _totals(rows: list[dict], games: int) -> list[dict]:
     """For each ``--alt`` agent: its differing decisions a game and the per-game sum of
     ``alt - chosen`` (mean +- SE over the games, a game without rows counting 0): the
@@ -520,6 +552,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="only summarise an existing audit.jsonl (its games counted in games.jsonl beside it)")
     ap.add_argument("--by", type=lambda v: [b for b in v.split(",") if b], default=[],
                     help=f"split the table by these fields, comma-separated ({', '.join(BY)})")
+    ap.add_argument("--bins", type=int, default=0,
+                    help="also print the reliability table of the player's value differences in this many bins")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     return ap
 
@@ -534,13 +568,18 @@ def main(argv: list[str] | None = None) -> int:
         played = args.summary.with_name(GAMES)
         games = len(read_rows(played)) if played.is_file() else len({r["game"] for r in rows})
         summary = summarize(rows, games, args.by)
+        if args.bins:
+            summary["bins"] = value_bins(rows, args.bins)
     else:
         out = args.out or Path("runs") / f"audit_{args.player}_seed{args.seed}"
         summary = audit(args.player, args.vs, args.games, out, seed=args.seed, every=args.every,
                         workers=args.workers, verify=args.verify, alt=args.alt)
         if args.by:
             summary = {**summary, **summarize(read_rows(out / AUDIT), args.games, args.by)}
-    print(json.dumps(summary, indent=1) if args.json else format_table(summary))
+    if args.bins and "bins" not in summary:
+        summary["bins"] = value_bins(read_rows(out / AUDIT), args.bins)
+    text = format_table(summary) + ("\n\n" + format_bins(summary["bins"]) if args.bins else "")
+    print(json.dumps(summary, indent=1) if args.json else text)
     return 0
 
 

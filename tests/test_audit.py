@@ -185,3 +185,12 @@ def test_totals_count_games_without_rows_as_zero():
     sums = np.array([0.1, 0.4, 0.0, 0.0])
     assert t["gain_per_game"] == pytest.approx(sums.mean())
     assert t["se"] == pytest.approx(sums.std(ddof=1) / 2)
+
+
+def test_value_bins_split_by_predicted_difference():
+    rows = [_row(g, 0, d, pred=d) for g, d in enumerate([0.05, -0.3, 0.1, -0.1, 0.0, 0.2])]
+    bins = audit.value_bins(rows, n_bins=3)
+    assert [b["n"] for b in bins] == [2, 2, 2]
+    assert [b["pred_lo"] for b in bins] == pytest.approx([-0.3, 0.0, 0.1])
+    for b in bins:  # realised equals predicted row by row here
+        assert b["realised"] == pytest.approx(b["predicted"])
