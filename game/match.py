@@ -69,7 +69,7 @@ def play_game(agents: Sequence[AgentLike], seed: int, *, hanchan: bool = False) 
             if p.events:
                 last_seen[p.seat] = p.events[-1]
             choice = agent.act(p.legal)
-            chosen[p.seat] = p.engine_actions[_index(choice, p.legal, agent, p.seat, seed,
+            chosen[p.seat] = p.engine_actions[legal_index(choice, p.legal, agent, p.seat, seed,
                                                      last_seen[p.seat])]
             decisions += 1
         game.step(chosen)
@@ -82,8 +82,10 @@ def play_game(agents: Sequence[AgentLike], seed: int, *, hanchan: bool = False) 
                       decisions=decisions, hanchan=hanchan)
 
 
-def _index(choice: Event, legal: list[Event], agent: AgentLike, seat: int, seed: int,
-           event: Event | None) -> int:
+def legal_index(choice: Event, legal: list[Event], agent: AgentLike, seat: int, seed: int,
+                event: Event | None) -> int:
+    """The index of ``choice`` in ``legal``, or :class:`IllegalActionError` naming the agent,
+    its seat, the game's seed and the last event it saw."""
     try:
         return legal.index(choice)
     except ValueError:

@@ -25,8 +25,9 @@ With ``--alt AGENT`` (e.g. ``mdp:riichi_danger=2``) the other action is instead 
 choice at every decision of the seat where it differs from the player's (a shadow of it
 follows the game): the rows then estimate, decision by decision, what playing it for one
 decision would change, and their sum per game the first-order difference between the two
-players (the performance-difference lemma: the player's values, the alternative's choices),
-a screen far cheaper in games than a match.
+players (the performance-difference lemma: the player's values, the alternative's choices).
+That sum adds a hand's correlated rows, so it is noisy: per game of audit it measured no
+more than a game of a paired match does, at several times its CPU (README, "Session 22").
 
 Both branches share the wall, so their difference is the decision's own effect on that deal:
 its mean over many decisions, ``alt - chosen`` (> 0: the other action was better), estimates
@@ -48,6 +49,7 @@ import numpy as np
 
 from game.cli import reports_errors, write_atomic
 from game.errors import MahjongError
+from game.match import legal_index, ranks_from_scores
 from game.tiles import mjai_to_kind as kind_of
 from player.agents.base import Event
 
@@ -158,8 +160,6 @@ def hand_value(rank_model, seat: int, start: Event | None, final_scores: Sequenc
                hanchan: bool) -> float:
     """Minus the seat's expected final rank at the next hand's ``start_kyoku`` (Eq. 1), or
     minus its exact rank from the final scores when the game is over."""
-    from game.match import ranks_from_scores
-
     if start is None:
         return -float(ranks_from_scores(list(final_scores))[seat])
     er = rank_model.expected_rank(list(start["scores"]), "ESWN".index(start["bakaze"]), start["kyoku"] - 1,
@@ -167,13 +167,11 @@ def hand_value(rank_model, seat: int, start: Event | None, final_scores: Sequenc
     return -float(er[seat])
 
 
-def _choose(pending, agents, forced: dict[int, Event]) -> dict:
-    from game.match import _index
-
+def _choose(seed: int, pending, agents, forced: dict[int, Event]) -> dict:
     chosen = {}
     for p in pending:
         action = forced[p.seat] if p.seat in forced else agents[p.seat].act(p.legal)
-        chosen[p.seat] = p.engine_actions[_index(action, p.legal, agents[p.seat], p.seat, -1, None)]
+        chosen[p.seat] = p.engine_actions[legal_index(action, p.legal, agents[p.seat], p.seat, seed, None)]
     return chosen
 
 
@@ -181,7 +179,7 @@ def play_out(game, agents, pending, forced: dict[int, Event]) -> tuple[Event | N
     """Play a forked game (its agents copies) to the end of the hand: the seats of
     ``pending`` answer now (``forced`` where given), then everyone plays on. Returns the next
     ``start_kyoku`` (None when the game ended) and the scores then."""
-    game.step(_choose(pending, agents, forced))
+    game.step(_choose(game.seed, pending, agents, forced))
     while not game.done:
         pending = game.pending()
         for p in pending:
@@ -189,7 +187,7 @@ def play_out(game, agents, pending, forced: dict[int, Event]) -> tuple[Event | N
                 if event["type"] == "start_kyoku":
                     return event, list(event["scores"])
                 agents[p.seat].observe(event)
-        game.step(_choose(pending, agents, {}))
+        game.step(_choose(game.seed, pending, agents, {}))
     return None, game.scores()
 
 
@@ -237,9 +235,7 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
             discard_no += kind == "discard" or (kind is None and any(a["type"] == "dahai" for a in mine.legal))
         snapshot = (game.fork(), [fork_agent(a) for a in agents]) if kind else None
         choices = {p.seat: agents[p.seat].act(p.legal) for p in pending}
-        from game.match import _index
-
-        chosen = {p.seat: p.engine_actions[_index(choices[p.seat], p.legal, agents[p.seat], p.seat, seed, None)]
+        chosen = {p.seat: p.engine_actions[legal_index(choices[p.seat], p.legal, agents[p.seat], p.seat, seed, None)]
                   for p in pending}
         if snapshot is not None:
             # the fixed alternative of the kind, or each shadow's choice where it differs
@@ -286,7 +282,6 @@ def _audit_row(kind, me, mine, choice, snapshot, pending, rank_model, hanchan, v
             return None
         label, other = alt
     values = _values(me)
-    fork_game, fork_agents = snapshot
     seat = state.seat
     row = {"kind": kind, "label": label, "shanten": _shanten(state), "tiles_left": int(state.tiles_left),
            "round": 4 * state.round_wind + state.kyoku, "honba": int(state.honba), "scores": list(state.scores),
