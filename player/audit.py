@@ -208,7 +208,7 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
     agents = [get_agent(n, s, derive_seed(seed, 1000 + s)) for s, n in enumerate(names)]
     me = agents[seat]
     shadows = [(spec, _shadow(spec, seat, derive_seed(seed, 1000 + seat))) for spec in alt_players]
-    rank_model = me.est.final_rank
+    rank_model = me.est.final_rank if hasattr(me, "est") else _final_rank()
     game = EngineGame(seed, hanchan=hanchan)
     for s, agent in enumerate(agents):
         agent.start_game(s)
@@ -256,6 +256,12 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
     return game_no, rows
 
 
+def _final_rank():
+    from regressors.estimators import load_default
+
+    return load_default("final_rank")
+
+
 def _shadow(spec: str, seat: int, seed: int):
     """This process's shadow agent ``spec`` for ``seat``: it follows the audited seat's game
     and is asked the same decisions, never played."""
@@ -285,7 +291,7 @@ def _audit_row(kind, me, mine, choice, snapshot, pending, rank_model, hanchan, v
     seat = state.seat
     row = {"kind": kind, "label": label, "shanten": _shanten(state), "tiles_left": int(state.tiles_left),
            "round": 4 * state.round_wind + state.kyoku, "honba": int(state.honba), "scores": list(state.scores),
-           "method": me.method(state, mine.legal),
+           "method": me.method(state, mine.legal) if hasattr(me, "method") else None,
            "riichi_opponents": sum(bool(state.riichi[p]) for p in range(4) if p != seat),
            "chosen": choice, "alt": other,
            "pred_chosen": values.get(_key(choice)), "pred_alt": values.get(_key(other))}
@@ -456,15 +462,17 @@ def read_rows(path: Path) -> list[dict]:
     return rows
 
 
-def check_audited(player: str) -> None:
+def check_audited(player: str, fixed: bool) -> None:
     """MahjongError unless ``player`` is an agent the audit can read: one that keeps its
-    values (``last_values``), its estimators (``est``) and an efficiency twin (``fallback``)."""
+    table (``state``); for the kinds' fixed alternatives (``fixed``) also its values
+    (``last_values``), estimators (``est``) and efficiency twin (``fallback``), as ``mdp`` does."""
     from player.registry import make_agent
 
     agent = make_agent(player)
-    if not all(hasattr(agent, a) for a in ("last_values", "est", "fallback")):
-        raise MahjongError(f"--player {player!r}: the audit reads an mdp agent's values and table; "
-                           f"{type(agent).__name__} keeps neither")
+    needs = ("state", "last_values", "est", "fallback") if fixed else ("state",)
+    if not all(hasattr(agent, a) for a in needs):
+        raise MahjongError(f"--player {player!r}: the audit's fixed alternatives read an mdp agent's values "
+                           f"and table ({', '.join(needs)}); {type(agent).__name__} lacks them (try --alt AGENT)")
 
 
 def audit(player: str, vs: str, games: int, out_dir: Path, *, seed: int, every: int = 4,
@@ -480,7 +488,7 @@ def audit(player: str, vs: str, games: int, out_dir: Path, *, seed: int, every: 
     check_seed(seed)
     for name in (player, vs):
         check_agent_name(name)
-    check_audited(player)
+    check_audited(player, fixed=not alt)
     for name in alt:
         check_agent_name(name)
     if every < 1:

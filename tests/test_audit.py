@@ -151,7 +151,7 @@ def test_summary_clusters_the_rows_of_a_hand_and_fits_the_slope():
     (["--summary", "{tmp}/bad.jsonl"], "bad.jsonl:2"),
     (["--summary", "{tmp}/good.jsonl", "--by", "colour"], "unknown field"),
     (["--out", "{tmp}/good.jsonl", "--games", "1"], "is a file"),
-    (["--player", "efficiency", "--out", "{tmp}/x", "--games", "1"], "mdp agent"),
+    (["--player", "efficiency", "--out", "{tmp}/x", "--games", "1"], "try --alt"),
 ])
 def test_bad_input_exits_2_naming_it(tmp_path, capsys, args, message):
     (tmp_path / "bad.jsonl").write_text(json.dumps(_row(0, 0, 0.1)) + "\n{not json\n")
@@ -194,3 +194,12 @@ def test_value_bins_split_by_predicted_difference():
     assert [b["pred_lo"] for b in bins] == pytest.approx([-0.3, 0.0, 0.1])
     for b in bins:  # realised equals predicted row by row here
         assert b["realised"] == pytest.approx(b["predicted"])
+
+
+def test_any_agent_with_a_table_can_be_audited_against_another(tmp_path):
+    # efficiency keeps no values: rows carry no prediction, the rank model is the shipped one
+    summary = audit.audit("efficiency", "tsumogiri", 1, tmp_path / "c", seed=5, workers=1, alt=["tsumogiri"])
+    rows = audit.read_rows(tmp_path / "c" / audit.AUDIT)
+    assert rows and all(r["pred_alt"] is None and r["method"] is None for r in rows)
+    assert all(r["alt"]["type"] == "dahai" and r["alt"]["tsumogiri"] for r in rows if r["kind"] == "discard")
+    assert summary["totals"][0]["rows"] == len(rows)
