@@ -491,8 +491,8 @@ def audit(player: str, vs: str, games: int, out_dir: Path, *, seed: int, every: 
     check_audited(player, fixed=not alt)
     for name in alt:
         check_agent_name(name)
-    if every < 1:
-        raise MahjongError(f"--every must be >= 1, got {every}")
+    if every < 1 or games < 1:
+        raise MahjongError(f"--every and --games must be >= 1, got {every} and {games}")
     if out_dir.exists() and not out_dir.is_dir():
         raise MahjongError(f"--out {out_dir} is a file, not a directory")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -535,8 +535,8 @@ def _check_run(out_dir: Path, run: dict) -> None:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m player.audit", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--player", default="mdp", help="the audited agent, NAME[:KEY=VALUE,...] (default mdp); "
-                    "it must keep its values in last_values and its table in state")
+    ap.add_argument("--player", default="mdp", help="the audited agent, NAME[:KEY=VALUE,...] (default mdp); the kinds' fixed "
+                    "alternatives need an mdp agent (its values), --alt any agent that keeps its table")
     ap.add_argument("--vs", default="cnn-bot", help="the three opponents (default cnn-bot)")
     ap.add_argument("--games", type=int, default=100, help="games of evaluate's plan (default 100)")
     ap.add_argument("--seed", type=int, default=0, help="evaluate's --seed: the same walls and seats")
@@ -564,6 +564,8 @@ def build_parser() -> argparse.ArgumentParser:
 @reports_errors
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.bins < 0:
+        raise MahjongError(f"--bins must be >= 0 (0: no table), got {args.bins}")
     if args.summary is not None:
         if not args.summary.is_file():
             raise MahjongError(f"--summary {args.summary}: no such file")

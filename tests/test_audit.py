@@ -152,6 +152,8 @@ def test_summary_clusters_the_rows_of_a_hand_and_fits_the_slope():
     (["--summary", "{tmp}/good.jsonl", "--by", "colour"], "unknown field"),
     (["--out", "{tmp}/good.jsonl", "--games", "1"], "is a file"),
     (["--player", "efficiency", "--out", "{tmp}/x", "--games", "1"], "try --alt"),
+    (["--out", "{tmp}/y", "--games", "0"], "must be >= 1"),
+    (["--summary", "{tmp}/good.jsonl", "--bins", "-1"], "--bins must be"),
 ])
 def test_bad_input_exits_2_naming_it(tmp_path, capsys, args, message):
     (tmp_path / "bad.jsonl").write_text(json.dumps(_row(0, 0, 0.1)) + "\n{not json\n")
