@@ -407,6 +407,41 @@ def format_bins(bins: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def plot_bins(bins: list[dict], path: Path) -> Path:
+    """The reliability table as a figure: per kind and way, the realised ``alt - chosen``
+    (+- 2 SE) of each bin against its predicted mean, beside the diagonal."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = sorted({(b["kind"], b["label"]) for b in bins}, key=lambda kl: (KINDS.index(kl[0]), kl[1]))
+    if not panels:
+        raise MahjongError("--plot: no row was valued both ways, nothing to draw")
+    cols = min(4, len(panels))
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 3.1 * rows), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (kind, label) in zip(axes.flat, panels):
+        sel = [b for b in bins if (b["kind"], b["label"]) == (kind, label)]
+        x = [b["predicted"] for b in sel]
+        lo, hi = min(x + [b["realised"] for b in sel]), max(x + [b["realised"] for b in sel] + [0.0])
+        ax.plot([lo, hi], [lo, hi], color="0.7", lw=1)
+        ax.errorbar(x, [b["realised"] for b in sel], yerr=[2 * b["se"] for b in sel], fmt="o-", ms=4, capsize=2)
+        ax.axhline(0, color="0.85", lw=0.8)
+        ax.set_title(f"{kind}: {label}", fontsize=9)
+        ax.set_xlabel("predicted alt - chosen", fontsize=8)
+        ax.set_ylabel("realised alt - chosen", fontsize=8)
+    fig.suptitle("The player's value differences against the walls (bins of equal count, +- 2 SE)", fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def _totals(rows: list[dict], games: int) -> list[dict]:
     """For each ``--alt`` agent: its differing decisions a game and the per-game sum of
     ``alt - chosen`` (mean +- SE over the games, a game without rows counting 0): the
@@ -557,6 +592,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"split the table by these fields, comma-separated ({', '.join(BY)})")
     ap.add_argument("--bins", type=int, default=0,
                     help="also print the reliability table of the player's value differences in this many bins")
+    ap.add_argument("--plot", type=Path, default=None,
+                    help="draw the reliability table (--bins, default 5) to this PNG")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     return ap
 
@@ -566,6 +603,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.bins < 0:
         raise MahjongError(f"--bins must be >= 0 (0: no table), got {args.bins}")
+    if args.plot is not None:
+        if args.plot.is_dir():  # before the long run, not after it
+            raise MahjongError(f"--plot {args.plot} is a directory; name a .png file")
+        args.bins = args.bins or 5
     if args.summary is not None:
         if not args.summary.is_file():
             raise MahjongError(f"--summary {args.summary}: no such file")
@@ -583,6 +624,8 @@ def main(argv: list[str] | None = None) -> int:
             summary = {**summary, **summarize(read_rows(out / AUDIT), args.games, args.by)}
     if args.bins and "bins" not in summary:
         summary["bins"] = value_bins(read_rows(out / AUDIT), args.bins)
+    if args.plot is not None:
+        summary["plot"] = str(plot_bins(summary["bins"], args.plot))
     text = format_table(summary) + ("\n\n" + format_bins(summary["bins"]) if args.bins else "")
     print(json.dumps(summary, indent=1) if args.json else text)
     return 0

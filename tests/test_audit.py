@@ -154,6 +154,7 @@ def test_summary_clusters_the_rows_of_a_hand_and_fits_the_slope():
     (["--player", "efficiency", "--out", "{tmp}/x", "--games", "1"], "try --alt"),
     (["--out", "{tmp}/y", "--games", "0"], "must be >= 1"),
     (["--summary", "{tmp}/good.jsonl", "--bins", "-1"], "--bins must be"),
+    (["--summary", "{tmp}/good.jsonl", "--plot", "{tmp}"], "is a directory"),
 ])
 def test_bad_input_exits_2_naming_it(tmp_path, capsys, args, message):
     (tmp_path / "bad.jsonl").write_text(json.dumps(_row(0, 0, 0.1)) + "\n{not json\n")
@@ -196,6 +197,12 @@ def test_value_bins_split_by_predicted_difference():
     assert [b["pred_lo"] for b in bins] == pytest.approx([-0.3, 0.0, 0.1])
     for b in bins:  # realised equals predicted row by row here
         assert b["realised"] == pytest.approx(b["predicted"])
+
+
+def test_the_bins_plot_is_a_png(tmp_path):
+    rows = [_row(g, 0, d, pred=d, kind=k) for g, d in enumerate([0.05, -0.3, 0.1, -0.1]) for k in ("facing", "call")]
+    path = audit.plot_bins(audit.value_bins(rows, n_bins=2), tmp_path / "fig" / "bins.png")
+    assert path.read_bytes()[:4] == b"\x89PNG"
 
 
 def test_any_agent_with_a_table_can_be_audited_against_another(tmp_path):
