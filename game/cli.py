@@ -41,6 +41,28 @@ def write_atomic(path: str | Path, data: bytes | str) -> None:
         raise
 
 
+def pyplot():
+    """matplotlib's pyplot on the Agg backend: the commands write PNG files, no display."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: str | Path, dpi: int) -> Path:
+    """Lay ``fig`` out, write it to ``path`` (its folder made), close it; the path."""
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
 def reports_errors(main: Callable[..., int]) -> Callable[..., int]:
     @functools.wraps(main)
     def wrapper(*args, **kwargs) -> int:

@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-from game.cli import reports_errors, write_atomic
+from game.cli import pyplot, reports_errors, save_figure, write_atomic
 from game.errors import MahjongError
 from game.match import legal_index, ranks_from_scores
 from game.tiles import mjai_to_kind as kind_of
@@ -410,10 +410,7 @@ def format_bins(bins: list[dict]) -> str:
 def plot_bins(bins: list[dict], path: Path) -> Path:
     """The reliability table as a figure: per kind and way, the realised ``alt - chosen``
     (+- 2 SE) of each bin against its predicted mean, beside the diagonal."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     panels = sorted({(b["kind"], b["label"]) for b in bins}, key=lambda kl: (KINDS.index(kl[0]), kl[1]))
     if not panels:
@@ -434,12 +431,7 @@ def plot_bins(bins: list[dict], path: Path) -> Path:
         ax.set_xlabel("predicted alt - chosen", fontsize=8)
         ax.set_ylabel("realised alt - chosen", fontsize=8)
     fig.suptitle("The player's value differences against the walls (bins of equal count, +- 2 SE)", fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=110)
 
 
 def _totals(rows: list[dict], games: int) -> list[dict]:

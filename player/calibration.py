@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from game.cli import reports_errors
+from game.cli import pyplot, reports_errors, save_figure
 from game.errors import MahjongError
 from player.agents.base import find
 
@@ -234,10 +234,7 @@ def format_table(summary: dict) -> str:
 
 def plot(rows: list[Row], path: Path) -> Path:
     """Reliability diagram: per ending, predicted probability in bins vs realised frequency."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     P = np.array([r.predicted for r in rows]) if rows else np.zeros((0, 5))
     R = np.array([r.realised for r in rows], dtype=int)
@@ -261,12 +258,7 @@ def plot(rows: list[Row], path: Path) -> Path:
         ax.set_ylim(0, 1)
     axes[0].set_ylabel("realised")
     fig.suptitle(f"Predicted vs realised endings of the action taken ({len(rows)} decisions; bins of >= 20)")
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=110)
 
 
 @reports_errors

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from game.cli import reports_errors
+from game.cli import pyplot, reports_errors, save_figure
 from game.errors import MahjongError
 from player.rundir import check_seed, write_json
 from player.selfplay import check_agent_name, derive_seed, get_agent, run_pool
@@ -225,10 +225,7 @@ def learning_curve(out: Path, vs: str, games: int, seed: int, workers: int | Non
 
 
 def _plot_curve(rows: list[dict], path: Path, vs: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     u = [r["update"] for r in rows]
@@ -240,9 +237,7 @@ def _plot_curve(rows: list[dict], path: Path, vs: str) -> None:
     ax.set_ylabel(f"mean rank vs 3 {vs} (+- SE)")
     ax.invert_yaxis()
     ax.set_title(f"cnn-bot fine-tuning, {rows[0]['games'] if rows else 0} games a checkpoint")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 @reports_errors

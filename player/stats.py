@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import stats as sps
 
+from game.cli import pyplot, save_figure
 from game.errors import MahjongError
 
 # Tenhou phoenix-room rank points (dan points) at 7-dan, where the 4th place loses
@@ -356,10 +357,7 @@ def format_table(summary: Mapping) -> str:
 
 def plot_ranks(summary: Mapping, path) -> None:
     """Bar plot of the rank distributions of the player and the pooled opponents (PNG)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     p, o = summary["player_stats"], summary["opponent_stats"]
     x = np.arange(4)
@@ -377,9 +375,7 @@ def plot_ranks(summary: Mapping, path) -> None:
     ax.set_ylabel("fraction of games")
     ax.set_title(f"Rank distribution, {summary['games']} games (95% CI)")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path, dpi=100)
 
 
 def count_kans(events: Sequence[Mapping]) -> list[int]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from game.cli import check_output_dir, reports_errors
+from game.cli import check_output_dir, pyplot, reports_errors, save_figure
 from regressors.base import load_json, save_json
 from regressors.datasets import N_POINT_CLASSES, Dataset, load_or_build
 from regressors.deal_in import UnseenBaseline, dataset_deal_in
@@ -159,10 +159,7 @@ def evaluate(est: Estimators, ds: Dataset, base: dict, extra_rows: ExtraRows | N
 
 
 def calibration_plot(curves: dict, path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, len(curves), figsize=(4.5 * len(curves), 4.2))
     for ax, (name, (p, y)) in zip(np.atleast_1d(axes), curves.items()):
@@ -174,11 +171,7 @@ def calibration_plot(curves: dict, path: Path) -> Path:
         ax.plot([0, top], [0, top], "k:", lw=1)
         ax.plot(xs, ys, "o-")
         ax.set(title=name, xlabel="predicted", ylabel="observed", xlim=(0, top), ylim=(0, top))
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=90)
 
 
 def format_table(res: dict) -> str:
