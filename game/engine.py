@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +50,12 @@ class EngineGame:
     treat event dicts as read-only.
     """
 
-    def __init__(self, seed: int, *, hanchan: bool = False, rule: GameRule | None = None):
+    def __init__(self, seed: int, *, hanchan: bool = False, rule: GameRule | None = None,
+                 names: Sequence[str] | None = None):
+        """``names``: the players' names, carried in ``start_game`` as an mjai server sends
+        them (riichienv's has none), so that an agent can tell whom it plays."""
         self.seed = int(seed)
+        self.names = None if names is None else [str(n) for n in names]
         self.env = RiichiEnv(game_mode=SOUTH_GAME if hanchan else EAST_GAME, seed=self.seed,
                              rule=rule if rule is not None else GameRule.default_tenhou())
         self._parsed: dict[str, Event] = {}
@@ -110,6 +115,8 @@ class EngineGame:
         riichienv re-parses the whole log from JSON at each ``mjai_log`` access)."""
         if self._log is None or not self.done:
             self._log = self.env.mjai_log
+            if self.names is not None and self._log and self._log[0]["type"] == "start_game":
+                self._log[0] = {**self._log[0], "names": list(self.names)}
         return self._log
 
     def scores(self) -> list[int]:
@@ -122,7 +129,10 @@ class EngineGame:
         for text in raw:
             event = parsed.get(text)
             if event is None:
-                event = parsed[text] = json.loads(text)
+                event = json.loads(text)
+                if event["type"] == "start_game" and self.names is not None:
+                    event["names"] = list(self.names)
+                parsed[text] = event
             out.append(event)
             self._track(event, seat)
         return out

@@ -47,15 +47,17 @@ def ranks_from_scores(scores: Sequence[int]) -> list[int]:
     return ranks
 
 
-def play_game(agents: Sequence[AgentLike], seed: int, *, hanchan: bool = False) -> GameResult:
-    """Play one game of the four ``agents`` (seat order) on the walls of ``seed``.
+def play_game(agents: Sequence[AgentLike], seed: int, *, hanchan: bool = False,
+              names: Sequence[str] | None = None) -> GameResult:
+    """Play one game of the four ``agents`` (seat order) on the walls of ``seed``; the
+    players' ``names`` (default: the agents' own) come in ``start_game``, to them and in the log.
 
     Raises :class:`IllegalActionError` naming the agent, the seed and the event when an
     agent returns an action that is not one of its legal actions.
     """
     if len(agents) != 4:
         raise MahjongError(f"a game needs 4 agents, got {len(agents)}")
-    game = EngineGame(seed, hanchan=hanchan)
+    game = EngineGame(seed, hanchan=hanchan, names=[a.name for a in agents] if names is None else names)
     for seat, agent in enumerate(agents):
         agent.start_game(seat)
     last_seen: list[Event | None] = [None] * 4

@@ -208,8 +208,12 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
     agents = [get_agent(n, s, derive_seed(seed, 1000 + s)) for s, n in enumerate(names)]
     me = agents[seat]
     shadows = [(spec, _shadow(spec, seat, derive_seed(seed, 1000 + seat))) for spec in alt_players]
-    rank_model = me.est.final_rank if hasattr(me, "est") else _final_rank()
-    game = EngineGame(seed, hanchan=hanchan)
+    fixed_ranks = None if hasattr(me, "est") else _final_rank()
+
+    def rank_model():  # the player's own, read at each use: it picks its estimators at start_game
+        return fixed_ranks if fixed_ranks is not None else me.est.final_rank
+
+    game = EngineGame(seed, hanchan=hanchan, names=names)
     for s, agent in enumerate(agents):
         agent.start_game(s)
     rows: list[dict] = []
@@ -221,7 +225,7 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
             for event in p.events:
                 if event["type"] == "start_kyoku" and open_rows:
                     for row in open_rows:
-                        row["chosen_value"] = hand_value(rank_model, seat, event, None, hanchan)
+                        row["chosen_value"] = hand_value(rank_model(), seat, event, None, hanchan)
                         row["chosen_points"] = event["scores"][seat] - row["scores"][seat]
                     open_rows = []
                 agents[p.seat].observe(event)
@@ -243,7 +247,7 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
             for spec, other in others:
                 if spec is not None and other == choices[seat]:
                     continue
-                row = _audit_row(kind, me, mine, choices[seat], snapshot, pending, rank_model, hanchan, verify, other)
+                row = _audit_row(kind, me, mine, choices[seat], snapshot, pending, rank_model(), hanchan, verify, other)
                 if row is not None:
                     row.update(game=game_no, seed=seed, seat=seat, discard_no=discard_no, alt_agent=spec)
                     rows.append(row)
@@ -251,7 +255,7 @@ def audit_game(task: tuple) -> tuple[int, list[dict]]:
         game.step(chosen)
     final = game.scores()
     for row in open_rows:
-        row["chosen_value"] = hand_value(rank_model, seat, None, final, hanchan)
+        row["chosen_value"] = hand_value(rank_model(), seat, None, final, hanchan)
         row["chosen_points"] = final[seat] - row["scores"][seat]
     return game_no, rows
 

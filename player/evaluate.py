@@ -104,13 +104,6 @@ def game_record(game: int, block: int, seed: int, player_seat: int, result,
     }
 
 
-def _named(events: list[dict], names: list[str]) -> list[dict]:
-    """The events with the agents' names in ``start_game`` (as mjai logs carry them)."""
-    if events and events[0].get("type") == "start_game" and "names" not in events[0]:
-        return [{**events[0], "names": list(names)}] + list(events[1:])
-    return events
-
-
 def _eval_task(task: tuple) -> tuple[dict, list[dict] | None]:
     """Play one game; return its record and, with ``save_logs``, its mjai events. The log
     is written by the caller: on a Ray cluster this runs on a machine without ``--out``."""
@@ -124,7 +117,7 @@ def _eval_task(task: tuple) -> tuple[dict, list[dict] | None]:
     log = f"{LOGS}/{log_name(game, seed)}" if save_logs else None
     methods = [None if a is None else dict(a - b) for b, a in zip(before, after)]  # this game's counts
     rec = game_record(game, block, seed, seat, result, log, methods, wall, cpu)
-    return rec, _named(result.events, names) if save_logs else None
+    return rec, result.events if save_logs else None
 
 
 # ----------------------------------------------------------------------------- results file

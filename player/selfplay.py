@@ -201,7 +201,7 @@ def play(names: Sequence[str], seed: int, agent_seeds: Sequence[int], hanchan: b
     from game.match import play_game
 
     agents = [get_agent(n, s, a) for s, (n, a) in enumerate(zip(names, agent_seeds))]
-    return play_game(agents, seed, hanchan=hanchan)
+    return play_game(agents, seed, hanchan=hanchan, names=names)
 
 
 # ----------------------------------------------------------------------------- self-play

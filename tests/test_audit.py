@@ -46,7 +46,7 @@ def _agents():
 def test_a_fork_plays_on_as_the_game_and_leaves_it_untouched():
     seed = 20261127
     whole = play_game(_agents(), seed)
-    game, agents = EngineGame(seed), _agents()
+    game, agents = EngineGame(seed, names=whole.names), _agents()
     _play(game, agents, steps=150)
     twin, twin_agents = game.fork(), [audit.fork_agent(a) for a in agents]
     # the fork, played with other choices first (always the last legal action for 20 steps)
@@ -60,7 +60,7 @@ def test_a_fork_plays_on_as_the_game_and_leaves_it_untouched():
     assert _play(game, agents) == whole.scores
     assert game.log == whole.events
     # and a fork played with the same choices ends the same way too
-    game2, agents2 = EngineGame(seed), _agents()
+    game2, agents2 = EngineGame(seed, names=whole.names), _agents()
     _play(game2, agents2, steps=150)
     assert _play(game2.fork(), [audit.fork_agent(a) for a in agents2]) == whole.scores
 

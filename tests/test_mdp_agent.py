@@ -954,3 +954,60 @@ def test_later_riichi_comes_as_the_riichi_share_of_the_projected_tenpai(est):
     everyone = events_for("123m 456p 77s 345s 59m", rounds, riichi={1: 1, 2: 2, 3: 3}, last_draw="N")
     assert situation_of(agent_at(everyone, est).state, est, model=TableModel(later_riichi=True)) \
         .params.later_riichi is None
+
+
+def _ron_scale(folder: Path) -> float:
+    """The table's ron share, read from the model file itself (not through the agent)."""
+    import json
+
+    return json.loads((folder / "hazard.json").read_text())["ron_scale"]
+
+
+def test_the_player_takes_the_estimators_of_the_table_it_sits_at(tmp_path):
+    """``table``: at three cnn-bots (their names in ``start_game``) the player reads the
+    estimators fitted at that table, anywhere else the shipped mixture's; ``table=mixed``
+    and a named table fix the choice; a new game forgets the last one's table."""
+    from game.errors import MahjongError
+    from player.agents.mdp import TABLES_DIR
+    from regressors.estimators import DEFAULT_DIR
+
+    table, mixed = _ron_scale(TABLES_DIR / "cnn-bot"), _ron_scale(DEFAULT_DIR)
+    assert table != mixed
+
+    def seated(spec: str, names: list[str]) -> MdpAgent:
+        agent = make_agent(spec)
+        agent.start_game(1)
+        agent.observe({"type": "start_game", "names": names})
+        return agent
+
+    at_cnn = ["cnn-bot", "mdp", "cnn-bot", "cnn-bot"]
+    agent = seated("mdp:tie=0,table=auto", at_cnn)
+    assert agent.table_now == "cnn-bot" and agent.est.hazard.ron_scale == table
+    agent.start_game(1)
+    assert agent.table_now == "mixed" and agent.est.hazard.ron_scale == mixed
+    for spec, names, want in [("mdp:tie=0,table=auto", ["cnn-bot", "mdp", "efficiency", "cnn-bot"], mixed),
+                              ("mdp:tie=0,table=auto", ["efficiency", "mdp", "efficiency", "efficiency"], mixed),
+                              ("mdp:tie=0,table=mixed", at_cnn, mixed),
+                              ("mdp:tie=0,table=cnn-bot", ["a", "mdp", "b", "c"], table)]:
+        assert seated(spec, names).est.hazard.ron_scale == want, (spec, names)
+    # estimators of its own (est_dir) are read at every table
+    assert seated(f"mdp:tie=0,est_dir={DEFAULT_DIR}", at_cnn).est.hazard.ron_scale == mixed
+    with pytest.raises(MahjongError, match="table"):
+        make_agent("mdp:table=phoenix")
+    with pytest.raises(MahjongError, match="two sets"):
+        make_agent(f"mdp:table=cnn-bot,est_dir={DEFAULT_DIR}")
+
+
+def test_a_game_names_its_players_and_counts_the_decisions_made_with_a_tables_estimators():
+    """``play_game`` hands the agents' names in ``start_game`` (as an mjai server does); the
+    player at three cnn-bots counts every decision as made with that table's estimators, at
+    three ``efficiency`` none."""
+    from player.agents.cnn_bot import CnnBot
+
+    me = MdpAgent(tie=0, table="auto")
+    play_game([CnnBot(), me, CnnBot(), CnnBot()], 5)
+    assert me.state.names == ["cnn-bot", "mdp", "cnn-bot", "cnn-bot"]
+    assert me.stats["decisions"] > 20 and me.stats["table_cnn-bot"] == me.stats["decisions"]
+    me.stats.clear()
+    play_game([EfficiencyAgent(), me, EfficiencyAgent(), EfficiencyAgent()], 5)
+    assert me.stats["decisions"] > 20 and me.stats["table_cnn-bot"] == 0

@@ -149,6 +149,16 @@ METHOD2 = True
 DEAL_IN_SOURCES = ("lr", "cnn")
 DEAL_IN = "lr"
 DEAL_IN_CNN = Path(__file__).resolve().parents[2] / "cnn" / "models" / "estimators.pt"
+#: Estimators fitted at one table (``regressors/models/tables/<opponent>``, the opponent's
+#: agent name): the records of games against three of that opponent, so that its tenpai,
+#: waits, pace and win values are the ones the player meets (README, "Session 23").
+TABLES_DIR = Path(__file__).resolve().parents[2] / "regressors" / "models" / "tables"
+TABLE_OPPONENTS = ("cnn-bot",)
+#: Which estimators a game is played with (``table``): ``auto`` those of the table when the
+#: three opponents' names in ``start_game`` are one of :data:`TABLE_OPPONENTS`, else the
+#: shipped ones fitted on a mixture of tables (``mixed``); or one table's always.
+TABLE_CHOICES = ("auto", "mixed", *TABLE_OPPONENTS)
+TABLE = "auto"
 
 
 def uses_discard_net(tie: float, tie_by: str, far_by: str) -> bool:
@@ -207,7 +217,8 @@ class MdpAgent(Agent):
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
                  scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
                  scenarios1_file: str | None = None, riichi_danger: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
-                 deal_in: str = DEAL_IN, deal_in_file: str | None = None, **switches: bool) -> None:
+                 deal_in: str = DEAL_IN, deal_in_file: str | None = None, table: str = TABLE,
+                 **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
@@ -229,17 +240,28 @@ class MdpAgent(Agent):
         (:data:`DEAL_IN_SOURCES`; ``cnn``: the CNN estimators of ``deal_in_file``, by default
         :data:`DEAL_IN_CNN`, ``abstractions.situation.with_ron_model``); ``est_dir``: the folder of the estimators'
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
-        the shipped ``regressors/models``); ``tie_net``: the folder of the discard net that
+        the shipped ``regressors/models``); ``table``: the estimators of the table the game is
+        played at (:data:`TABLE_CHOICES`; ``estimators`` or ``est_dir`` given: those, always);
+        ``tie_net``: the folder of the discard net that
         orders near-ties and far discards (default :data:`TIE_NET`); ``split_fold``: PSM's
         predicted endings show each planned fold as that fold ends (lose, another's win, noten;
         ``MDPParams.split_fold``) instead of as ``fold``, the choices unchanged
         (``player.calibration`` compares them with what happened)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
-        if estimators is None:
-            from regressors.estimators import Estimators
+        if table not in TABLE_CHOICES:
+            raise MahjongError(f"table must be one of {TABLE_CHOICES}, got {table!r}")
+        fixed = estimators is not None or est_dir is not None
+        if fixed and table != TABLE:
+            raise MahjongError(f"table={table} and estimators of their own (est_dir) name two sets of estimators")
+        from regressors.estimators import Estimators
 
+        if estimators is None:
             estimators = Estimators.default() if est_dir is None else Estimators.load(est_dir)
-        self.est = estimators
+        self.est = self._mixed = estimators
+        self.table = "mixed" if fixed else table
+        # loaded with the agent: a missing file fails here, not at the first game
+        self._tables = {name: Estimators.load(TABLES_DIR / name) for name in TABLE_OPPONENTS
+                        if self.table in ("auto", name)}
         self.hanchan = bool(hanchan)
         self.fold = bool(fold)
         self.split_fold = bool(split_fold)
@@ -301,7 +323,7 @@ class MdpAgent(Agent):
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, far_by, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
-                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, deal_in, deal_in_file, "
+                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, deal_in, deal_in_file, table, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -316,6 +338,7 @@ class MdpAgent(Agent):
         self.last_choice: Event | None = None
         self._table: RankTable | None = None
         self._riichi_discard: int | None = None
+        self._pick_table(["", "", "", ""])
 
     # --- following the table -----------------------------------------------------------
 
@@ -323,8 +346,8 @@ class MdpAgent(Agent):
         super().start_game(seat)
         self.state = TableState(seat)
         self.fallback.start_game(seat)
-        self._table = None
         self._riichi_discard = None
+        self._pick_table(["", "", "", ""])  # until start_game names the players
         if self._histories is not None:
             self._histories.clear()
 
@@ -335,6 +358,21 @@ class MdpAgent(Agent):
             self._history(self.seat).record(self.state)  # the net reads the seat's past discard turns
         if event["type"] == "start_kyoku":
             self._riichi_discard = None
+        elif event["type"] == "start_game":
+            self._pick_table(self.state.names)
+
+    def _pick_table(self, names: list[str]) -> None:
+        """The estimators of this game (``table``): a named table's, or under ``auto`` those
+        of the table whose agent name the three opponents share, else the mixture's."""
+        others = {n for s, n in enumerate(names) if s != self.seat}
+        if self.table in self._tables:
+            self.table_now = self.table
+        elif self.table == "auto" and len(others) == 1 and others <= self._tables.keys():
+            self.table_now = others.pop()
+        else:
+            self.table_now = "mixed"
+        self.est = self._tables.get(self.table_now, self._mixed)
+        self._table = None  # the rank table of the previous estimators
 
     # --- explanation of the last decision ------------------------------------------------
 
@@ -377,6 +415,8 @@ class MdpAgent(Agent):
 
     def act(self, legal: list[Event]) -> Event:
         self.stats["decisions"] += 1
+        if self.table_now != "mixed":
+            self.stats[f"table_{self.table_now}"] += 1  # shown beside the methods in the reports
         self.last_values, self.last_info, self.last_endings = [], {}, []
         forced = self._forced(legal)
         if forced is not None:
