@@ -963,7 +963,7 @@ def _ron_scale(folder: Path) -> float:
     return json.loads((folder / "hazard.json").read_text())["ron_scale"]
 
 
-def test_the_player_takes_the_estimators_of_the_table_it_sits_at(tmp_path):
+def test_the_player_takes_the_estimators_of_the_table_it_sits_at():
     """``table``: at three cnn-bots (their names in ``start_game``) the player reads the
     estimators fitted at that table, anywhere else the shipped mixture's; ``table=mixed``
     and a named table fix the choice; a new game forgets the last one's table."""

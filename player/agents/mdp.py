@@ -158,8 +158,8 @@ TABLE_OPPONENTS = ("cnn-bot",)
 #: of tables (``mixed``); ``auto`` those of the table when the three opponents' names in
 #: ``start_game`` are one of :data:`TABLE_OPPONENTS`, else the mixture's; or one table's
 #: always. ``auto`` against cnn-bot: 0.125 +- 0.050 rank better on 400 development games
-#: (seed 20261511), then 0.07 worse on the 1,000 report games of seed 20261317 (README,
-#: "Session 23"): not the default.
+#: (seed 20261511), then 0.066 +- 0.028 worse on the 1,000 report games of seed 20261317
+#: (README, "Session 23"): not the default.
 TABLE_CHOICES = ("auto", "mixed", *TABLE_OPPONENTS)
 TABLE = "mixed"
 
