@@ -49,16 +49,15 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 
 
 def _mdp_models(opts: dict[str, Any]) -> list[Path]:
-    from player.agents.mdp import (DEAL_IN, DEAL_IN_CNN, FAR_BY, METHOD2, TABLE, TABLE_OPPONENTS, TABLES_DIR, TIE,
-                                   TIE_BY, TIE_NET, uses_discard_net)
+    from player.agents.mdp import (DEAL_IN, DEAL_IN_CNN, FAR_BY, METHOD2, TABLE, TIE, TIE_BY, TIE_NET, table_dirs,
+                                   uses_discard_net)
     from regressors.estimators import DEFAULT_DIR, FILES
     from regressors.scenarios import DEFAULT_PATH, SHANTEN1_PATH
 
     folder = Path(str(opts["est_dir"])) if "est_dir" in opts else DEFAULT_DIR
     files = [folder / fname for fname, _ in FILES.values()]
     if "est_dir" not in opts:  # the tables' own estimators, loaded with the agent
-        table = str(opts.get("table", TABLE))
-        files += [TABLES_DIR / name / fname for name in TABLE_OPPONENTS if table in ("auto", name)
+        files += [folder / fname for folder in table_dirs(str(opts.get("table", TABLE))).values()
                   for fname, _ in FILES.values()]
     if uses_discard_net(opts.get("tie", TIE), opts.get("tie_by", TIE_BY), opts.get("far_by", FAR_BY)):
         from cnn.features import FEATURE_FILES, FEATURE_MODELS

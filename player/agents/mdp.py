@@ -164,6 +164,11 @@ TABLE_CHOICES = ("auto", "mixed", *TABLE_OPPONENTS)
 TABLE = "mixed"
 
 
+def table_dirs(table: str) -> dict[str, Path]:
+    """The folders of the tables' estimators that a ``table`` choice may play with, by name."""
+    return {name: TABLES_DIR / name for name in TABLE_OPPONENTS if table in ("auto", name)}
+
+
 def uses_discard_net(tie: float, tie_by: str, far_by: str) -> bool:
     """Whether an MDP player with these options reads cnn-bot's discard net: to order its
     near-ties (``tie > 0``, ``tie_by=cnn``) or to discard out of its range (``far_by=cnn``)."""
@@ -263,8 +268,7 @@ class MdpAgent(Agent):
         self.est = self._mixed = estimators
         self.table = "mixed" if fixed else table
         # loaded with the agent: a missing file fails here, not at the first game
-        self._tables = {name: Estimators.load(TABLES_DIR / name) for name in TABLE_OPPONENTS
-                        if self.table in ("auto", name)}
+        self._tables = {name: Estimators.load(folder) for name, folder in table_dirs(self.table).items()}
         self.hanchan = bool(hanchan)
         self.fold = bool(fold)
         self.split_fold = bool(split_fold)
