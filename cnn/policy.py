@@ -87,7 +87,8 @@ class CnnPolicy:
 
     ``sampler`` (a numpy Generator, for policy-gradient self-play) draws the discard from the
     net's softmax over the legal kinds instead of taking its best, and appends
-    ``(packed planes, legal mask, kind)`` to ``trace`` for the update.
+    ``(packed planes, legal mask, kind, hand)`` to ``trace`` for the update, ``hand`` being
+    the hand's ``(round wind, kyoku, honba)`` (0-based, as in the table state).
     """
 
     def __init__(self, nets: dict[str, GaoNet], device: str = "cpu",
@@ -98,7 +99,7 @@ class CnnPolicy:
         self.features = any(net.config.features for net in nets.values())
         self.safety = any(set(c) & set(SAFETY) for c in self.chans.values())
         self.sampler = sampler
-        self.trace: list[tuple[np.ndarray, np.ndarray, int]] = []
+        self.trace: list[tuple[np.ndarray, np.ndarray, int, tuple[int, int, int]]] = []
 
     @torch.no_grad()
     def probs(self, task: str, planes: np.ndarray) -> np.ndarray:
@@ -144,7 +145,7 @@ class CnnPolicy:
             return dahai_for_kind(legal, masked_argmax(probs, mask))
         p = np.where(mask, probs.astype(np.float64), 0.0)
         kind = int(self.sampler.choice(34, p=p / p.sum()))
-        self.trace.append((pack(planes), mask, kind))
+        self.trace.append((pack(planes), mask, kind, (int(state.round_wind), int(state.kyoku), int(state.honba))))
         return dahai_for_kind(legal, kind)
 
     def _call(self, state, history, legal, types) -> dict:

@@ -1,6 +1,7 @@
 """Policy-gradient fine-tuning of cnn-bot's discard net in self-play (issue 10, item 3).
 
     python -m player.reinforce --init cnn/models --out runs/rl --updates 40 --games 128 --workers 2
+    python -m player.reinforce --out runs/rl_hand --reward hand      # each hand's own reward
     python -m player.reinforce --out runs/rl --resume            # continue a stopped run
     python -m player.reinforce --out runs/rl --curve --games 400 # the learning curve (PNG)
 
@@ -8,7 +9,12 @@ REINFORCE with a baseline, as in Zhao's thesis (``specs/zhao.md`` §5: Monte-Car
 gradient on the discard model, returns normalised over the batch), taken to four players and
 whole east-only games: the reward of every discard the learner made in a game is the game's
 final rank (``2.5 - rank``), the baseline and scale are the mean and standard deviation of
-the learner's rewards in the update's games. Each update plays ``--games`` games in blocks of
+the learner's rewards in the update's games. With ``--reward hand`` every discard is paid by
+its own hand instead: the fall of the learner's expected final rank over that hand (Eq. 1's
+final-rank model, the shipped one, from the hand's ``start_kyoku`` to the next one, or to the
+exact final rank after the last hand), the rank model standing in as the critic, so a
+discard no longer carries the luck of the game's other hands; baseline and scale are then
+those of the update's hands. Each update plays ``--games`` games in blocks of
 four seat rotations over one wall; each block's three opponents are drawn from
 ``--opponents`` (weighted agent specs: the rule-based agent, the MDP player, the supervised
 start). The learner samples its discards from the net's softmax over the legal kinds (its
@@ -39,6 +45,9 @@ from player.selfplay import check_agent_name, derive_seed, get_agent, run_pool
 
 RL_WALLS = 2  # a wall stream of its own: never evaluate's nor self-play's walls
 DEFAULT_OPPONENTS = "efficiency*3;mdp*1;cnn-bot*1"
+#: What pays a discard: its game's final rank, or the change of expected final rank over its hand.
+REWARDS = ("game", "hand")
+HandKey = tuple[int, int, int]  # (round wind, kyoku, honba), 0-based as in the table state
 
 
 def parse_opponents(text: str) -> tuple[list[str], np.ndarray]:
@@ -64,14 +73,43 @@ def parse_opponents(text: str) -> tuple[list[str], np.ndarray]:
 # ----------------------------------------------------------------------------- self-play
 
 
+def hand_rewards(events: list[dict], seat: int, final_scores: list[int], rank_model,
+                 hanchan: bool = False) -> dict[HandKey, float]:
+    """Each hand's fall of ``seat``'s expected final rank: minus Eq. 1's expected rank at the
+    hand's ``start_kyoku`` less the same at the next one (the exact rank after the last)."""
+    from player.audit import hand_value
+
+    starts = [e for e in events if e["type"] == "start_kyoku"]
+    out = {}
+    for k, start in enumerate(starts):
+        nxt = starts[k + 1] if k + 1 < len(starts) else None
+        key = ("ESWN".index(start["bakaze"]), start["kyoku"] - 1, start["honba"])
+        out[key] = (hand_value(rank_model, seat, nxt, final_scores, hanchan)
+                    - hand_value(rank_model, seat, start, final_scores, hanchan))
+    return out
+
+
+def _units(result, seat: int, hands: list[HandKey], reward: str, rank_model) -> tuple[np.ndarray, np.ndarray]:
+    """The units that pay the discards (the game, or each hand): each discard's unit and the
+    units' rewards."""
+    if reward == "game":
+        return np.zeros(len(hands), dtype=np.int64), np.array([2.5 - result.ranks[seat]])
+    paid = hand_rewards(result.events, seat, result.scores, rank_model, result.hanchan)
+    keys = list(paid)
+    return np.array([keys.index(h) for h in hands], dtype=np.int64), np.array([paid[k] for k in keys])
+
+
 def _block_task(task: tuple) -> list[dict]:
-    """Four games on one wall, the learner in seat 0..3; its discards and the ranks."""
+    """Four games on one wall, the learner in seat 0..3; its discards, the units that pay
+    them and the ranks."""
     from cnn.bot_data import PLANE_BITS
     from game.match import play_game
     from player.agents.cnn_bot import CnnBot
+    from regressors.estimators import load_default
 
     width = (PLANE_BITS + 7) // 8  # bytes of one packed sample
-    wall, opponents, models, agent_seed = task
+    wall, opponents, models, agent_seed, reward = task
+    rank_model = load_default("final_rank") if reward == "hand" else None
     learner = CnnBot(models_dir=models)
     out = []
     for seat in range(4):
@@ -82,11 +120,13 @@ def _block_task(task: tuple) -> list[dict]:
                   for s in range(4)]
         result = play_game(agents, wall)
         trace = learner.policy.trace
+        unit, unit_reward = _units(result, seat, [t[3] for t in trace], reward, rank_model)
         out.append({
             "rank": int(result.ranks[seat]),
             "x": np.array([t[0] for t in trace], dtype=np.uint8).reshape(len(trace), width),
             "mask": np.array([t[1] for t in trace], dtype=bool).reshape(-1, 34),
             "kind": np.array([t[2] for t in trace], dtype=np.int64),
+            "unit": unit, "unit_reward": unit_reward,
         })
     return out
 
@@ -97,7 +137,7 @@ def play_update(update: int, args, specs: list[str], probs: np.ndarray, models: 
     for b in range(args.games // 4):
         wall = derive_seed(args.seed, update, b, stream=RL_WALLS)
         opponents = tuple(specs[i] for i in rng.choice(len(specs), 3, p=probs))
-        tasks.append((wall, opponents, str(models), derive_seed(args.seed, update, b, 1)))
+        tasks.append((wall, opponents, str(models), derive_seed(args.seed, update, b, 1), args.reward))
     games = []
     for block in run_pool(_block_task, tasks, args.workers, desc=f"update {update + 1}",
                           unit="block"):
@@ -127,11 +167,13 @@ def policy_loss(net, x_packed: np.ndarray, mask: np.ndarray, kind: np.ndarray, a
 
 
 def advantages(games: list[dict]) -> np.ndarray:
-    """Per discard: the game's reward ``2.5 - rank`` less the update's mean, over its std."""
-    rewards = np.array([2.5 - g["rank"] for g in games], dtype=np.float64)
+    """Per discard: the reward of its unit (its game's ``2.5 - rank``, or its hand's fall of
+    expected rank) less the mean over the update's units, over their std."""
+    rewards = np.concatenate([g["unit_reward"] for g in games]).astype(np.float64)
     scale = rewards.std() or 1.0
     norm = (rewards - rewards.mean()) / scale
-    return np.concatenate([np.full(len(g["kind"]), r) for g, r in zip(games, norm)])
+    first = np.cumsum([0] + [len(g["unit_reward"]) for g in games])
+    return np.concatenate([norm[first[i] + g["unit"]] for i, g in enumerate(games)])
 
 
 def _save_nets(net, init: Path, folder: Path) -> None:
@@ -157,6 +199,7 @@ def train(args) -> None:
         run = json.loads((out / "run.json").read_text())
         for key in ("init", "games", "opponents", "lr", "seed", "checkpoint_every"):
             setattr(args, key, run[key])
+        args.reward = run.get("reward", "game")  # runs before --reward were paid by the game
     elif state_path.exists():
         raise MahjongError(f"{out} holds a run already; pass --resume or choose another --out")
     init = Path(args.init)
@@ -172,7 +215,8 @@ def train(args) -> None:
     else:
         out.mkdir(parents=True, exist_ok=True)
         write_json(out / "run.json", {k: getattr(args, k) for k in
-                                      ("init", "games", "opponents", "lr", "seed", "checkpoint_every")})
+                                      ("init", "games", "opponents", "lr", "seed", "checkpoint_every",
+                                       "reward")})
         _save_nets(net, init, out / "ckpt" / "u0000")
     chans = input_channels(net)
     for update in range(start, args.updates):
@@ -253,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="weighted opponent specs 'SPEC*W;SPEC*W' (default %(default)r; "
                          "'cnn-bot' is the shipped bot)")
     ap.add_argument("--lr", type=float, default=3e-5, help="Adam learning rate")
+    ap.add_argument("--reward", choices=REWARDS, default="game",
+                    help="what pays a discard: its game's final rank, or its hand's fall of expected "
+                         "final rank (default %(default)s)")
     ap.add_argument("--clip", type=float, default=1.0, help="gradient norm clip")
     ap.add_argument("--checkpoint-every", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)

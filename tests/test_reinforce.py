@@ -11,10 +11,37 @@ from game.errors import MahjongError
 from player.reinforce import advantages, main, parse_opponents
 
 
-def test_advantages_are_the_normalised_game_rewards_of_each_discard():
-    games = [{"rank": 1, "kind": np.zeros(3)}, {"rank": 4, "kind": np.zeros(2)}]
+def test_advantages_are_the_normalised_rewards_of_each_discards_unit():
+    games = [{"unit": np.zeros(3, dtype=int), "unit_reward": np.array([1.5])},
+             {"unit": np.zeros(2, dtype=int), "unit_reward": np.array([-1.5])}]
     adv = advantages(games)
     assert adv.tolist() == [1.0, 1.0, 1.0, -1.0, -1.0]  # rewards +1.5 / -1.5, mean 0, std 1.5
+    # hands as units: a game's second hand pays its discards, the units normalised together
+    games = [{"unit": np.array([1, 1, 0]), "unit_reward": np.array([0.0, 0.4, 0.2])},
+             {"unit": np.array([0]), "unit_reward": np.array([-0.6])}]
+    r = np.array([0.0, 0.4, 0.2, -0.6])
+    norm = (r - r.mean()) / r.std()
+    assert np.allclose(advantages(games), norm[[1, 1, 0, 3]])
+
+
+def test_hand_rewards_telescope_to_the_final_rank_and_share_out_between_the_seats():
+    from game.match import play_game
+    from player.agents.efficiency import EfficiencyAgent
+    from player.audit import hand_value
+    from player.reinforce import hand_rewards
+    from regressors.estimators import load_default
+
+    result = play_game([EfficiencyAgent() for _ in range(4)], 20261127)
+    starts = [e for e in result.events if e["type"] == "start_kyoku"]
+    model = load_default("final_rank")
+    paid = [hand_rewards(result.events, s, result.scores, model) for s in range(4)]
+    assert all(len(p) == len(starts) >= 4 for p in paid)  # an east-only game: four hands or more
+    for s, p in enumerate(paid):
+        # over the game a seat's hands add up to its expected rank at the start less its rank
+        first = -hand_value(model, s, starts[0], result.scores, False)
+        assert sum(p.values()) == pytest.approx(first - result.ranks[s], abs=1e-9)
+    for key in paid[0]:  # four seats' expected ranks share out 1+2+3+4: what one gains, others lose
+        assert abs(sum(p[key] for p in paid)) < 0.05  # the rank model's three Sinkhorn steps: nearly
 
 
 def test_opponent_specs_and_weights():
@@ -49,3 +76,15 @@ def test_a_tiny_run_updates_the_net_resumes_and_plots_its_curve(tmp_path, capsys
     rows = json.loads((out / "curve.json").read_text())
     assert [r["update"] for r in rows] == [0, 1, 2] and all(r["games"] == 4 for r in rows)
     assert (out / "curve.png").stat().st_size > 1000
+
+
+def test_a_run_paid_by_the_hand_records_its_reward_and_moves_the_net(tmp_path):
+    from cnn.nets import load_checkpoint
+
+    out = tmp_path / "rl_hand"
+    assert main(["--out", str(out), "--games", "4", "--workers", "1", "--updates", "1", "--reward", "hand",
+                 "--opponents", "efficiency*1", "--lr", "1e-3", "--seed", "5"]) == 0
+    assert json.loads((out / "run.json").read_text())["reward"] == "hand"
+    start = load_checkpoint(out / "ckpt" / "u0000" / "discard.pt")
+    after = load_checkpoint(out / "ckpt" / "u0001" / "discard.pt")
+    assert any(not torch.equal(a, b) for a, b in zip(start.parameters(), after.parameters()))
