@@ -248,12 +248,15 @@ def train(args) -> None:
 # ----------------------------------------------------------------------------- learning curve
 
 
-def learning_curve(out: Path, vs: str, games: int, seed: int, workers: int | None) -> list[dict]:
-    """Every checkpoint against three ``vs`` on the same walls; ``curve.png`` and the rows."""
+def learning_curve(out: Path, vs: str, games: int, seed: int, workers: int | None, every: int = 1) -> list[dict]:
+    """Every checkpoint (each ``every``-th update's) against three ``vs`` on the same walls;
+    ``curve.png`` and the rows."""
     from player.evaluate import evaluate
 
     rows = []
     for ckpt in sorted((out / "ckpt").glob("u[0-9][0-9][0-9][0-9]")):
+        if int(ckpt.name[1:]) % every:
+            continue
         summary = evaluate(f"cnn-bot:models_dir={ckpt}", vs, games, out / "curve" / ckpt.name,
                            seed=seed, workers=workers, resume=True)
         player = summary["player_stats"]
@@ -308,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--curve", action="store_true",
                     help="instead of training: evaluate every checkpoint against --vs, plot curve.png")
     ap.add_argument("--vs", default="efficiency", help="fixed opponent of --curve")
+    ap.add_argument("--every", type=int, default=1,
+                    help="with --curve: only the checkpoints of every EVERY-th update (default: all)")
     args = ap.parse_args(argv)
     check_seed(args.seed)
     if args.games < 4 or args.games % 4:
@@ -316,7 +321,9 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.out)
         if not (out / "ckpt").is_dir():
             raise MahjongError(f"{out}: no checkpoints (ckpt/) to evaluate")
-        learning_curve(out, args.vs, args.games, args.seed, args.workers)
+        if args.every < 1:
+            raise MahjongError(f"--every must be a positive number of updates, got {args.every}")
+        learning_curve(out, args.vs, args.games, args.seed, args.workers, args.every)
         return 0
     if args.init is None:
         from cnn.policy import DEFAULT_MODELS

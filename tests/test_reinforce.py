@@ -76,6 +76,8 @@ def test_a_tiny_run_updates_the_net_resumes_and_plots_its_curve(tmp_path, capsys
     rows = json.loads((out / "curve.json").read_text())
     assert [r["update"] for r in rows] == [0, 1, 2] and all(r["games"] == 4 for r in rows)
     assert (out / "curve.png").stat().st_size > 1000
+    assert main(["--out", str(out), "--curve", "--games", "4", "--workers", "1", "--vs", "random", "--every", "2"]) == 0
+    assert [r["update"] for r in json.loads((out / "curve.json").read_text())] == [0, 2]
 
 
 def test_a_run_paid_by_the_hand_records_its_reward_and_moves_the_net(tmp_path):
