@@ -57,7 +57,7 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
     folder = Path(str(opts["est_dir"])) if "est_dir" in opts else DEFAULT_DIR
     files = [folder / fname for fname, _ in FILES.values()]
     if "est_dir" not in opts:  # the tables' own estimators, loaded with the agent
-        files += [folder / fname for folder in table_dirs(str(opts.get("table", TABLE))).values()
+        files += [table_dir / fname for table_dir in table_dirs(str(opts.get("table", TABLE))).values()
                   for fname, _ in FILES.values()]
     if uses_discard_net(opts.get("tie", TIE), opts.get("tie_by", TIE_BY), opts.get("far_by", FAR_BY)):
         from cnn.features import FEATURE_FILES, FEATURE_MODELS

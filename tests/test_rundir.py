@@ -154,7 +154,8 @@ def _audit(event: str, args: tuple) -> None:
         _OPENED.append(str(Path(args[0]).resolve()))
 
 
-@pytest.mark.parametrize("agent", ["mdp", "mdp:tie=0", "mdp:tie=0,far_by=cnn", "cnn-bot", "efficiency"])
+@pytest.mark.parametrize("agent", ["mdp", "mdp:tie=0", "mdp:tie=0,far_by=cnn", "mdp:table=auto", "mdp:table=cnn-bot",
+                                   "cnn-bot", "efficiency"])
 def test_model_files_are_the_files_an_agent_opens(agent):
     # Independent of the registry's list: record every file opened while the agent is built.
     global _OPENED
