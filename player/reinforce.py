@@ -80,13 +80,10 @@ def hand_rewards(events: list[dict], seat: int, final_scores: list[int], rank_mo
     from player.audit import hand_value
 
     starts = [e for e in events if e["type"] == "start_kyoku"]
-    out = {}
-    for k, start in enumerate(starts):
-        nxt = starts[k + 1] if k + 1 < len(starts) else None
-        key = ("ESWN".index(start["bakaze"]), start["kyoku"] - 1, start["honba"])
-        out[key] = (hand_value(rank_model, seat, nxt, final_scores, hanchan)
-                    - hand_value(rank_model, seat, start, final_scores, hanchan))
-    return out
+    # each hand's start valued once: it ends the hand before it; None stands for the final scores
+    values = [hand_value(rank_model, seat, start, final_scores, hanchan) for start in [*starts, None]]
+    return {("ESWN".index(start["bakaze"]), start["kyoku"] - 1, start["honba"]): values[k + 1] - values[k]
+            for k, start in enumerate(starts)}
 
 
 def _units(result, seat: int, hands: list[HandKey], reward: str, rank_model) -> tuple[np.ndarray, np.ndarray]:
@@ -95,8 +92,8 @@ def _units(result, seat: int, hands: list[HandKey], reward: str, rank_model) -> 
     if reward == "game":
         return np.zeros(len(hands), dtype=np.int64), np.array([2.5 - result.ranks[seat]])
     paid = hand_rewards(result.events, seat, result.scores, rank_model, result.hanchan)
-    keys = list(paid)
-    return np.array([keys.index(h) for h in hands], dtype=np.int64), np.array([paid[k] for k in keys])
+    unit_of = {key: i for i, key in enumerate(paid)}
+    return np.array([unit_of[h] for h in hands], dtype=np.int64), np.array(list(paid.values()))
 
 
 def _block_task(task: tuple) -> list[dict]:
