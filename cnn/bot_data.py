@@ -92,6 +92,7 @@ class SampleArrays:
     y: dict = field(default_factory=lambda: {t: [] for t in TASKS})
     game: dict = field(default_factory=lambda: {t: [] for t in TASKS})
     mask: list = field(default_factory=list)
+    value: list = field(default_factory=list)  # a teacher's value of each discard kind, NaN unvalued
     kan: list = field(default_factory=list)  # (label, rule prediction)
 
     def add(self, task: str, planes: np.ndarray, label: int, game: int) -> None:
@@ -107,6 +108,7 @@ class SampleArrays:
             out[f"{t}_y"] = np.array(self.y[t], dtype=np.int16)
             out[f"{t}_game"] = np.array(self.game[t], dtype=np.int32)
         out["discard_mask"] = np.array(self.mask, dtype=bool).reshape(-1, 34)
+        out["discard_value"] = np.array(self.value, dtype=np.float32).reshape(-1, 34)
         out["kan"] = np.array(self.kan, dtype=np.int8).reshape(-1, 2)
         return out
 
@@ -121,7 +123,8 @@ def add_game(store: SampleArrays, events: list[dict], game: int, *, thesis: bool
     """Append the samples of one game's events to ``store`` (of the seats named in
     ``players`` only, when one of them is at the table). ``relabel``: a callable that gives
     each kept decision (``game.decisions.Decision``) the action to learn instead of the
-    recorded one (a teacher's choice at the record's states: DAgger, ``player.relabel``)."""
+    recorded one, with the teacher's value of each discard kind (34 floats, NaN where it has
+    none) or None: a teacher's choice at the record's states (DAgger, ``player.relabel``)."""
     from game.decisions import iter_decisions
     from game.records import player_names
 
@@ -142,14 +145,16 @@ def add_game(store: SampleArrays, events: list[dict], game: int, *, thesis: bool
                 continue
             if deltas.get(key, [0] * 4)[dec.seat] < -LOSS_LIMIT:
                 continue
+        values = None
         if relabel is not None and len(legal) > 1 and not any(a["type"] == "hora" for a in legal):
-            chosen = relabel(dec)
-        _add_decision(store, histories[dec.seat], state, legal, chosen, game)
+            chosen, values = relabel(dec)
+        _add_decision(store, histories[dec.seat], state, legal, chosen, game, values)
         if thesis and chosen.get("type") == "reach":
             stopped.add(key)  # T§4.3: sampling stops at the followed player's riichi
 
 
-def _add_decision(store: SampleArrays, history: SeatHistory, state, legal, chosen, game) -> None:
+def _add_decision(store: SampleArrays, history: SeatHistory, state, legal, chosen, game,
+                  values: np.ndarray | None = None) -> None:
     types = {a["type"] for a in legal}
     ctype = chosen.get("type")
     if ctype == "hora" or len(legal) < 2:  # winning is a rule; forced moves teach nothing
@@ -172,6 +177,7 @@ def _add_decision(store: SampleArrays, history: SeatHistory, state, legal, chose
                     mask[mjai_to_kind(a["pai"])] = True
             store.add("discard", planes, mjai_to_kind(chosen["pai"]), game)
             store.mask.append(mask)
+            store.value.append(np.full(34, np.nan, np.float32) if values is None else values)
     else:
         planes = history.encode(state, discard_decision=False, offered=offered_kind(state),
                                 features=features)
@@ -186,6 +192,8 @@ def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     out: dict[str, list[np.ndarray]] = {}
     offset = 0
     for part in parts:
+        if "discard_value" not in part:  # a dataset cached before the teacher's values were kept
+            part = {**part, "discard_value": np.full((len(part["discard_y"]), 34), np.nan, np.float32)}
         top = -1
         for k, v in part.items():
             if k.endswith("_game"):

@@ -214,3 +214,14 @@ def offered_kind(state) -> int | None:
     """Kind of the discard that can be called now (TableState.last_discard), if any."""
     last = getattr(state, "last_discard", None)
     return None if last is None else int(last[1]) // 4
+
+
+def suit_rows(perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the 34 kinds with the three suits reordered by ``perm`` (honors stay), and the
+    map of each old kind to its new row. The rules are the same for every suit (all-green
+    aside), so a situation with its suits exchanged is as good a sample, its discard label
+    moved the same way [deviation, --augment-suits]."""
+    rows = np.concatenate([np.arange(9) + 9 * int(s) for s in perm] + [np.arange(27, 34)])
+    new_row = np.empty(34, dtype=np.int64)
+    new_row[rows] = np.arange(34)
+    return rows, new_row

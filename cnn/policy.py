@@ -13,13 +13,14 @@ the one chosen on held-out games when the net was trained (``cnn.train_bot``).
 """
 from __future__ import annotations
 
+from itertools import permutations
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from cnn.bot_data import pack
-from cnn.encoders import MODEL_PLANES, SeatHistory, channels, offered_kind
+from cnn.encoders import MODEL_PLANES, SeatHistory, channels, offered_kind, suit_rows
 from cnn.features import SAFETY, feature_planes, load_feature_models, task_features
 from cnn.nets import GaoNet, load_checkpoint
 from cnn.rules import chi_class, kan_choice, red_count
@@ -68,6 +69,14 @@ def load_nets(models_dir: Path | str | None = None, device: str = "cpu",
     return nets
 
 
+def suit_views(n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The first ``n`` (1-6) of the six orders of the three suits, the identity first, as
+    :func:`suit_rows` pairs: the views a decision's nets are averaged over."""
+    if not 1 <= int(n) <= 6:
+        raise MahjongError(f"views must be 1-6 (the orders of the three suits), got {n}")
+    return [suit_rows(np.array(p)) for p in list(permutations(range(3)))[: int(n)]]
+
+
 def masked_argmax(scores: np.ndarray, mask: np.ndarray) -> int:
     """Index of the best score among ``mask``; the first allowed index if all tie."""
     if not mask.any():
@@ -92,8 +101,9 @@ class CnnPolicy:
     """
 
     def __init__(self, nets: dict[str, GaoNet], device: str = "cpu",
-                 sampler: np.random.Generator | None = None):
+                 sampler: np.random.Generator | None = None, views: int = 1):
         self.nets = nets
+        self.views = suit_views(views)
         self.device = device
         self.chans = {task: input_channels(net) for task, net in nets.items()}
         self.features = any(net.config.features for net in nets.values())
@@ -105,9 +115,22 @@ class CnnPolicy:
     def probs(self, task: str, planes: np.ndarray) -> np.ndarray:
         """Softmax output of one net for full ``(N_PLANES, 34, 4)`` planes or a batch of them."""
         batch = planes[None] if planes.ndim == 3 else planes
-        x = torch.from_numpy(np.ascontiguousarray(batch[:, self.chans[task]], dtype=np.float32))
-        out = torch.softmax(self.nets[task](x.to(self.device)), dim=1).cpu().numpy()
+        x = np.ascontiguousarray(batch[:, self.chans[task]], dtype=np.float32)
+        if len(self.views) > 1:
+            return self._view_mean(task, x)[0] if planes.ndim == 3 else self._view_mean(task, x)
+        out = torch.softmax(self.nets[task](torch.from_numpy(x).to(self.device)), dim=1).cpu().numpy()
         return out[0] if planes.ndim == 3 else out
+
+    def _view_mean(self, task: str, x: np.ndarray) -> np.ndarray:
+        """The softmax averaged over the suit-exchanged views of ``x`` (one batch), each
+        discard output moved back to the original kinds."""
+        n = len(x)
+        views = np.concatenate([x[:, :, rows] for rows, _ in self.views])
+        out = torch.softmax(self.nets[task](torch.from_numpy(views).to(self.device)), dim=1).cpu().numpy()
+        out = out.reshape(len(self.views), n, -1)
+        if task == "discard":
+            out = np.stack([o[:, new_row] for o, (_, new_row) in zip(out, self.views)])
+        return out.mean(axis=0)
 
     def decide(self, state, history: SeatHistory, legal: list[dict]) -> dict:
         """One element of ``legal`` for the seat whose TableState is ``state``."""

@@ -23,7 +23,7 @@ from torch import nn
 from tqdm import tqdm
 
 from cnn.bot_data import TASKS, cache_path, load_or_build, merge, unpack
-from cnn.encoders import MODEL_PLANES, channels
+from cnn.encoders import MODEL_PLANES, channels, suit_rows
 from cnn.features import FEATURE_SETS, task_features
 from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint
 from cnn.splits import split_heldout
@@ -61,17 +61,6 @@ def _batches(n: int, size: int, rng: np.random.Generator | None):
         yield order[i : i + size]
 
 
-def suit_rows(perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of the 34 kinds with the three suits reordered by ``perm`` (honors stay), and the
-    map of each old kind to its new row. The rules are the same for every suit (all-green
-    aside), so a situation with its suits exchanged is as good a sample, its discard label
-    moved the same way [deviation, --augment-suits]."""
-    rows = np.concatenate([np.arange(9) + 9 * int(s) for s in perm] + [np.arange(27, 34)])
-    new_row = np.empty(34, dtype=np.int64)
-    new_row[rows] = np.arange(34)
-    return rows, new_row
-
-
 def predict(net: GaoNet, x: np.ndarray, chans: list[int], device: str,
             mask: np.ndarray | None = None, batch: int = 1024) -> np.ndarray:
     """Top-1 class of every sample (masked to ``mask`` when given)."""
@@ -92,6 +81,20 @@ def evaluate(net: GaoNet, x: np.ndarray, y: np.ndarray, chans: list[int], device
     if len(y) == 0:
         return float("nan")
     return float((predict(net, x, chans, device, mask, batch) == y).mean())
+
+
+def soft_targets(values: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray]:
+    """The teacher's values of each discard kind as a distribution: ``softmax(values / tau)``
+    over the valued kinds (distillation of the teacher's action values, Hinton et al. 2015;
+    the values are minus expected final ranks, so ``tau`` is in rank units), and which rows
+    have one (two or more valued kinds)."""
+    finite = np.isfinite(values)
+    has = finite.sum(axis=1) >= 2
+    z = np.where(finite, values.astype(np.float64), -np.inf) / tau  # differences of ~1e-3 rank
+    z = z - np.where(has[:, None], z.max(axis=1, keepdims=True, initial=-np.inf), 0.0)
+    p = np.where(finite & has[:, None], np.exp(np.where(finite, z, -np.inf)), 0.0)
+    p[has] /= p[has].sum(axis=1, keepdims=True)
+    return p.astype(np.float32), has
 
 
 def balanced_accuracy(pred: np.ndarray, y: np.ndarray) -> float:
@@ -173,6 +176,10 @@ def recalibrate_bn(net: GaoNet, x: np.ndarray, rows: np.ndarray, chans: list[int
 def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -> dict:
     x, y, games = data[f"{task}_x"], data[f"{task}_y"].astype(np.int64), data[f"{task}_game"]
     mask = data["discard_mask"] if task == "discard" else None
+    values = data.get("discard_value") if task == "discard" and args.soft_targets else None
+    if values is not None:
+        log(f"discard: soft targets (tau {args.soft_targets}, weight {args.soft_weight}) on "
+            f"{int(soft_targets(values, args.soft_targets)[1].sum())} of {len(y)} samples")
     config = net_config(task, args.model, fc300=not args.no_fc300, bn_axis=args.bn_axis,
                         features=args.features)
     if args.threshold_only:
@@ -247,17 +254,21 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
                 continue
             xb, yb = unpack(x[rows], chans), y[rows]
             legal = mask[rows] if masked_loss else None
+            vb = None if values is None else values[rows]
             if args.augment_suits:
                 kinds, new_row = suit_rows(rng.permutation(3))
                 xb = np.ascontiguousarray(xb[:, :, kinds])
                 if task == "discard":
                     yb = new_row[yb]
                     legal = None if legal is None else legal[:, kinds]
+                    vb = None if vb is None else vb[:, kinds]
             xb, yb = torch.from_numpy(xb).to(device), torch.from_numpy(yb).to(device)
             logits = net(xb)
             if masked_loss:  # softmax over the legal discards only [deviation, --mask-loss]
                 logits = logits.masked_fill(~torch.from_numpy(legal).to(device), -1e4)
             loss = loss_fn(logits, yb)
+            if vb is not None:
+                loss = _with_soft_targets(loss, logits, vb, args.soft_targets, args.soft_weight, device)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -277,6 +288,20 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
                                            args.threshold_rule)
     return {"task": task, "samples": int(len(y)), "classes": counts.tolist(), "trained": True,
             "best": best, "path": str(out)}
+
+
+def _with_soft_targets(hard: torch.Tensor, logits: torch.Tensor, values: np.ndarray, tau: float,
+                       weight: float, device: str) -> torch.Tensor:
+    """``(1 - weight)`` x the hard label's cross-entropy + ``weight`` x the cross-entropy
+    with the teacher's soft targets, on the rows that have them (the rest: hard only)."""
+    target, has = soft_targets(values, tau)
+    if not has.any():
+        return hard
+    rows = torch.from_numpy(np.flatnonzero(has)).to(device)
+    logp = torch.log_softmax(logits[rows], dim=1)
+    soft = -(torch.from_numpy(target[has]).to(device) * logp).sum(dim=1).mean()
+    share = float(has.mean())
+    return (1.0 - weight * share) * hard + weight * share * soft
 
 
 def _threshold_only(task: str, x, y, games, config: NetConfig, args, device: str, log) -> dict:
@@ -353,6 +378,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--augment-suits", action="store_true",
                     help="each training batch with its three suits in a random order (the rules "
                          "treat the suits alike; six times the distinct samples) [deviation]")
+    ap.add_argument("--soft-targets", type=float, default=0.0, metavar="TAU",
+                    help="discard net: also learn the teacher's action values (player.relabel's "
+                         "discard_value) as softmax(value / TAU) targets, TAU in rank units (0 = off)")
+    ap.add_argument("--soft-weight", type=float, default=0.5,
+                    help="the soft targets' share of the discard loss where a sample has them")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
     ap.add_argument("--threshold-rule", default="rate", choices=THRESHOLD_RULES,
                     help="how the pon / chi / riichi act threshold is chosen on the held-out games "

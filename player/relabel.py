@@ -11,19 +11,34 @@ the teacher what it would have done at the student's states: every decision of t
 named ``--seats`` in the records (the student's games) is answered by the ``--teacher``
 agent, fed the record's events as that seat saw them (as ``player.agreement`` does), and the
 teacher's answer becomes the sample's label (``cnn.bot_data``'s samples, the same format as a
-``cnn.train_bot`` dataset: ``--extra-dataset`` adds it to the records' samples).
+``cnn.train_bot`` dataset: ``--extra-dataset`` adds it to the records' samples). A teacher that
+values its actions (the MDP player's ``last_values``: minus the expected final rank) also
+gives each discard sample its value of every legal discard kind (``discard_value``; NaN where
+it has none), the soft targets of ``cnn.train_bot --soft-targets``.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
 from game.cli import reports_errors
 from game.errors import MahjongError
+
+
+def kind_values(agent, legal: list[dict]) -> np.ndarray | None:
+    """The teacher's value of each discard kind at its last decision (the best of a kind's
+    copies; NaN where it gave none), or None when it values no discard."""
+    from game.tiles import mjai_to_kind
+
+    out = np.full(34, np.nan, np.float32)
+    for action, value in getattr(agent, "last_values", None) or []:
+        if action.get("type") == "dahai" and value is not None:
+            k = mjai_to_kind(action["pai"])
+            out[k] = value if np.isnan(out[k]) else max(out[k], value)
+    return out if np.isfinite(out).any() and any(a["type"] == "dahai" for a in legal) else None
 
 
 def file_samples(task: tuple[str, str, str, int]) -> dict[str, np.ndarray]:
@@ -42,7 +57,12 @@ def file_samples(task: tuple[str, str, str, int]) -> dict[str, np.ndarray]:
     store = SampleArrays()
     if not seats:  # add_game would take a game without the named seats whole (real players)
         return store.arrays()
-    add_game(store, events, game, thesis=False, seed=0, players=frozenset([name]), relabel=teachers.act)
+
+    def relabel(dec):
+        action = teachers.act(dec)
+        return action, kind_values(teachers.agents[dec.seat], dec.legal)
+
+    add_game(store, events, game, thesis=False, seed=0, players=frozenset([name]), relabel=relabel)
     return store.arrays()
 
 
@@ -74,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     write_npz(out, key=np.array("relabel"), meta=np.array(meta), **data)
     counts = {k[:-2]: int(len(v)) for k, v in data.items() if k.endswith("_y")}
-    print(f"{len(paths)} records, samples {counts} -> {out}")
+    valued = int(np.isfinite(data["discard_value"]).any(axis=1).sum())
+    print(f"{len(paths)} records, samples {counts}, {valued} discards with the teacher's values -> {out}")
     return 0
 
 

@@ -505,7 +505,7 @@ def test_suit_exchange_moves_the_discard_label_with_the_planes():
     kind's planes, legal discards stay legal, honors stay, and the identity changes nothing."""
     import itertools
 
-    from cnn.train_bot import suit_rows
+    from cnn.encoders import suit_rows
 
     rng = np.random.default_rng(3)
     planes = rng.integers(0, 2, size=(5, 34, 4), dtype=np.uint8)
@@ -521,3 +521,26 @@ def test_suit_exchange_moves_the_discard_label_with_the_planes():
         assert (moved[:, 27:] == planes[:, 27:]).all()
     rows, new_row = suit_rows(np.arange(3))
     assert rows.tolist() == list(range(34)) == new_row.tolist()
+
+
+def test_suit_views_average_is_the_same_for_every_order_of_the_suits():
+    """``cnn-bot:views=6``: the nets averaged over the six orders of the suits answer a
+    situation with its suits exchanged by the same answer, its discards exchanged alike;
+    one view is the plain net."""
+    from cnn.encoders import N_PLANES, suit_rows
+    from cnn.policy import CnnPolicy, load_nets
+    from game.errors import MahjongError
+
+    nets = load_nets()
+    plain, views = CnnPolicy(nets), CnnPolicy(nets, views=6)
+    rng = np.random.default_rng(5)
+    planes = (rng.random((N_PLANES, 34, 4)) < 0.15).astype(np.float32)
+    rows, _ = suit_rows(np.array([2, 0, 1]))
+    for task in ("discard", "riichi", "chi"):
+        p, q = views.probs(task, planes), views.probs(task, planes[:, rows])
+        assert abs(p.sum() - 1.0) < 1e-5
+        np.testing.assert_allclose(q, p[rows] if task == "discard" else p, atol=1e-5)
+    assert not np.allclose(plain.probs("discard", planes[:, rows]), plain.probs("discard", planes)[rows], atol=1e-5)
+    np.testing.assert_array_equal(CnnPolicy(nets, views=1).probs("discard", planes), plain.probs("discard", planes))
+    with pytest.raises(MahjongError, match="views"):
+        CnnPolicy(nets, views=7)

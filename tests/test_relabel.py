@@ -73,3 +73,58 @@ def test_train_bot_adds_the_extra_dataset(game_file, tmp_path, capsys):
     line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("dataset")][0]
     n_rec = len(build_dataset([game_file], progress=False)["discard_y"])
     assert f"'discard': {n_rec + len(read_npz(rl)['discard_y'])}," in line
+
+
+def test_a_valuing_teacher_gives_its_value_of_every_discard_kind(game_file, tmp_path):
+    out = tmp_path / "rl.npz"
+    assert main(["--records", str(game_file), "--seats", "efficiency", "--teacher", "mdp", "--out", str(out)]) == 0
+    got = read_npz(out)
+    values, mask, y = got["discard_value"], got["discard_mask"], got["discard_y"]
+    valued = np.isfinite(values)
+    assert len(y) > 20 and valued.any(axis=1).mean() > 0.8
+    assert not (valued & ~mask).any()  # only legal kinds are valued
+    assert ((values[valued] >= -4.0) & (values[valued] <= -1.0)).all()  # minus an expected rank
+    rows = np.flatnonzero(valued.any(axis=1))
+    chosen = values[rows, y[rows]]
+    assert np.isfinite(chosen).all()
+    # the teacher plays its best value but for near-ties
+    assert (chosen >= np.nanmax(values[rows], axis=1) - 0.05).all()
+
+
+def test_a_teacher_without_values_leaves_them_unknown(game_file, tmp_path):
+    out = tmp_path / "rl.npz"
+    assert main(["--records", str(game_file), "--seats", "efficiency", "--teacher", "efficiency",
+                 "--out", str(out)]) == 0
+    assert np.isnan(read_npz(out)["discard_value"]).all()
+
+
+def test_soft_targets_are_the_softmax_of_the_valued_kinds():
+    from cnn.train_bot import soft_targets
+
+    rng = np.random.default_rng(0)
+    values = np.full((50, 34), np.nan, np.float32)
+    for row in values:
+        kinds = rng.choice(34, size=rng.integers(0, 8), replace=False)
+        row[kinds] = -2.5 + rng.normal(0, 0.01, len(kinds))
+    p, has = soft_targets(values, 0.003)
+    n_valued = np.isfinite(values).sum(axis=1)
+    assert (has == (n_valued >= 2)).all() and not p[~has].any()
+    for row, target in zip(values[has], p[has]):
+        kinds = np.flatnonzero(np.isfinite(row))
+        e = np.exp((row[kinds].astype(np.float64) - row[kinds].max()) / 0.003)
+        np.testing.assert_allclose(target[kinds], e / e.sum(), rtol=1e-5, atol=1e-7)
+        assert target[np.isnan(row)].sum() == 0.0
+
+
+def test_train_bot_learns_the_teachers_values(game_file, tmp_path, capsys):
+    from cnn.train_bot import main as train_main
+
+    rl = tmp_path / "rl.npz"
+    assert main(["--records", str(game_file), "--seats", "efficiency", "--teacher", "mdp", "--out", str(rl)]) == 0
+    n_soft = int((np.isfinite(read_npz(rl)["discard_value"]).sum(axis=1) >= 2).sum())
+    capsys.readouterr()
+    assert train_main(["--records", str(game_file), "--model", "m56", "--out", str(tmp_path / "run"), "--epochs", "1",
+                       "--max-steps", "2", "--tasks", "discard", "--quiet", "--extra-dataset", str(rl),
+                       "--soft-targets", "0.003", "--augment-suits"]) == 0
+    n_all = len(build_dataset([game_file], progress=False)["discard_y"]) + len(read_npz(rl)["discard_y"])
+    assert f"soft targets (tau 0.003, weight 0.5) on {n_soft} of {n_all} samples" in capsys.readouterr().out

@@ -29,16 +29,16 @@ class CnnBot(Agent):
     name = "cnn-bot"
 
     def __init__(self, models_dir: str | Path | None = None, device: str = "cpu", seed: int | None = None,
-                 **thresholds: float):
+                 views: int = 1, **thresholds: float):
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         unknown = set(thresholds) - set(THRESHOLD_TASKS)
         if unknown:
-            raise MahjongError(f"unknown cnn-bot option(s) {sorted(unknown)}; known: models_dir, device, "
+            raise MahjongError(f"unknown cnn-bot option(s) {sorted(unknown)}; known: models_dir, device, views, "
                                f"{', '.join(THRESHOLD_TASKS)}")
         nets = load_nets(models_dir, device=device)
         for task, t in thresholds.items():
             nets[task].config = replace(nets[task].config, threshold=check_threshold(task, t))
-        self.policy = CnnPolicy(nets, device=device)
+        self.policy = CnnPolicy(nets, device=device, views=int(views))
         self.state: TableState | None = None
         self.history = SeatHistory()
 
