@@ -417,12 +417,77 @@ def record_rates(paths: Sequence[str], name: str | None = None) -> dict:
                for k in ("wins", "deal_ins", "riichi", "calls", "kans")}}
 
 
+def hand_outcomes(events: Sequence[Mapping]) -> tuple[dict[tuple, list[str]], list[int]]:
+    """Each hand's outcome for the four seats (``win``, ``deal-in``, ``other's win``,
+    ``draw``), keyed ``(round wind, kyoku 0-based, honba)``, and the game's final scores (the
+    last hand's start, its riichi deposits and its payments; deposits left on the table go to
+    the first place, ties to the seat nearer the first dealer, as Tenhou pays them)."""
+    from game.match import ranks_from_scores
+
+    out: dict[tuple, list[str]] = {}
+    scores: list[int] = []
+    sticks = 0
+    for e in events:
+        t = e["type"]
+        if t == "start_kyoku":
+            key = ("ESWN".index(e["bakaze"]), e["kyoku"] - 1, e["honba"])
+            out[key], scores, sticks = ["other's win"] * 4, list(e["scores"]), int(e.get("kyotaku", 0))
+        elif t == "reach_accepted":
+            scores[e["actor"]] -= 1000
+            sticks += 1
+        elif t in ("hora", "ryukyoku"):
+            scores = [a + b for a, b in zip(scores, e.get("deltas") or [0] * 4)]
+            sticks = sticks if t == "ryukyoku" else 0
+            if t == "ryukyoku":
+                out[key] = ["draw"] * 4
+            else:
+                out[key][e["actor"]] = "win"
+                if e["target"] != e["actor"] and out[key][e["target"]] != "win":
+                    out[key][e["target"]] = "deal-in"
+    if scores and sticks:
+        scores[list(ranks_from_scores(scores)).index(1)] += 1000 * sticks
+    return out, scores
+
+
+def rank_edge(paths: Sequence[str], name: str, hanchan: bool = False) -> dict:
+    """Where the seats named ``name`` gain or lose rank: each hand's change of the seat's
+    expected final rank (Eq. 1's shipped final-rank model at the hand's start and at the next
+    one; the exact rank after the last), summed a game by the hand's phase (``all-last``:
+    the last kyoku of the game's length and after it) and by its outcome. The changes of a
+    seat's hands add up to its final rank less 2.5 (the model's expectation at the start is
+    2.5 for every seat to within its fit)."""
+    from game.records import player_names, read_events
+    from player.reinforce import hand_rewards
+    from regressors.estimators import load_default
+
+    model = load_default("final_rank")
+    last_wind = 1 if hanchan else 0
+    sums: dict[str, dict[str, float]] = {"phase": {}, "outcome": {}}
+    counts: dict[str, dict[str, int]] = {"phase": {}, "outcome": {}}
+    games = 0
+    for path in paths:
+        events = read_events(path)
+        names = player_names(events)
+        outcomes, final = hand_outcomes(events)
+        for seat in (s for s in range(4) if names[s] == name):
+            games += 1
+            for key, fall in hand_rewards(events, seat, final, model, hanchan).items():
+                phase = "all-last" if (key[0], key[1]) >= (last_wind, 3) else "before"
+                for by, label in (("phase", phase), ("outcome", outcomes[key][seat])):
+                    sums[by][label] = sums[by].get(label, 0.0) - fall
+                    counts[by][label] = counts[by].get(label, 0) + 1
+    return {"records": len(paths), "name": name, "seat_games": games,
+            **{by: {label: {"rank_a_game": sums[by][label] / games, "hands_a_game": counts[by][label] / games}
+                    for label in sorted(sums[by])} for by in sums}}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m player.stats --records GLOB``: the records' per-hand rates (one seat's view)."""
     import argparse
     import json
 
     from game.cli import reports_errors
+    from game.errors import MahjongError
     from game.records import iter_record_files
 
     @reports_errors
@@ -433,9 +498,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.add_argument("--records", required=True, nargs="+", help="glob(s) or paths of records")
         ap.add_argument("--name", help="only the seats of this name in start_game (an agent of evaluate's logs, "
                                        "e.g. mdp:kans=0); default every seat")
+        ap.add_argument("--edge", action="store_true",
+                        help="instead: where the --name seats gain or lose rank, each hand's change of "
+                             "their expected final rank summed a game, by phase (all-last or before) and outcome")
+        ap.add_argument("--hanchan", action="store_true", help="with --edge: the records are east-south games")
         args = ap.parse_args(argv)
-        files = iter_record_files(args.records if len(args.records) > 1 else args.records[0])
-        print(json.dumps(record_rates([str(p) for p in files], args.name), indent=1))
+        files = [str(p) for p in iter_record_files(args.records if len(args.records) > 1 else args.records[0])]
+        if args.edge and not args.name:
+            raise MahjongError("--edge needs --name: the seats whose rank is split")
+        print(json.dumps(rank_edge(files, args.name, args.hanchan) if args.edge else record_rates(files, args.name),
+                         indent=1))
         return 0
 
     return run()

@@ -369,3 +369,40 @@ def test_kans_per_hand_of_one_named_seat(tmp_path, capsys):
     assert stats.main(["--records", str(path), "--name", "mdp"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["hands"] == out["seat_hands"] == 2 and out["kans_per_hand"] == 0.5
+
+
+def test_final_scores_from_the_events_are_tenhous():
+    """``hand_outcomes``: the last hand's start, its deposits and payments, and the deposits
+    left to the first place give Tenhou's own final scores in every phoenix game."""
+    files = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))
+    assert len(files) >= 40
+    for f in files:
+        events = read_events(str(f))
+        outcomes, final = stats.hand_outcomes(events)
+        assert final == list(events[-1]["scores"]), f.name
+        assert len(outcomes) == sum(e["type"] == "start_kyoku" for e in events)
+        wins = sum(e["type"] == "hora" for e in events)
+        assert sum(o.count("win") for o in outcomes.values()) == wins
+
+
+def test_rank_edge_adds_up_to_each_seats_final_rank(capsys):
+    """``python -m player.stats --edge``: a seat's hands' changes of expected final rank add up,
+    over phases and over outcomes alike, to its final rank from Tenhou's scores less Eq. 1's
+    expectation at the first hand."""
+    from game.match import ranks_from_scores
+    from regressors.estimators import load_default
+
+    f = str(Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog"
+            / "mjlog2json__2019080322gm-00a9-0000-81e85e04.xml")
+    events = read_events(f)
+    model = load_default("final_rank")
+    start = next(e for e in events if e["type"] == "start_kyoku")
+    for seat, name in enumerate(events[0]["names"]):
+        assert stats.main(["--records", f, "--name", name, "--edge", "--hanchan"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        want = ranks_from_scores(events[-1]["scores"])[seat] - model.expected_rank(
+            list(start["scores"]), 0, 0, start["oya"], start["honba"], start["kyotaku"], hanchan=True)[seat]
+        for by in ("phase", "outcome"):
+            assert sum(v["rank_a_game"] for v in out[by].values()) == pytest.approx(want, abs=1e-9)
+        assert sum(v["hands_a_game"] for v in out["phase"].values()) == sum(e["type"] == "start_kyoku" for e in events)
+    assert stats.main(["--records", f, "--edge"]) == 2
