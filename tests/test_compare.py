@@ -49,3 +49,18 @@ def test_unpaired_or_missing_runs_exit_2(runs, tmp_path, capsys):
     assert main([str(runs / "a"), str(tmp_path / "nothing")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "seed" in err[0] and "nothing" in err[1]
+
+
+def test_pooled_pairs_keep_each_pairs_walls_apart(runs, capsys):
+    """Lists of runs pair in order; the pooled blocks are each pair's blocks (a wall seed of
+    one pair is not the same wall in the other), recomputed by hand."""
+    assert main([f"{runs / 'a'},{runs / 'c'}", f"{runs / 'b'},{runs / 'a'}", "--json"]) == 0
+    c = json.loads(capsys.readouterr().out)
+    a, b, cc = _ranks(runs / "a"), _ranks(runs / "b"), _ranks(runs / "c")
+    d = np.concatenate([np.array([b[g] - a[g] for g in sorted(a)], dtype=float).reshape(-1, 4).mean(1),
+                        np.array([a[g] - cc[g] for g in sorted(a)], dtype=float).reshape(-1, 4).mean(1)])
+    assert c["games"] == 16 and c["blocks"] == 4
+    assert c["diff_b_minus_a"] == pytest.approx(d.mean())
+    assert c["se"] == pytest.approx(d.std(ddof=1) / np.sqrt(4))
+    assert main([f"{runs / 'a'},{runs / 'c'}", str(runs / "b")]) == 2
+    assert "not paired" in capsys.readouterr().err
