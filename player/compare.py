@@ -52,6 +52,10 @@ def compare(a: Path | list[Path], b: Path | list[Path]) -> dict:
         raise MahjongError(f"{len(runs_a)} runs for A and {len(runs_b)} for B: not paired")
     pairs = [_paired(x, y) for x, y in zip(runs_a, runs_b)]
     meta_a, meta_b = pairs[0][0], pairs[0][1]
+    for m_a, m_b, *_ in pairs[1:]:
+        if (m_a.get("player"), m_b.get("player"), m_a.get("vs"), m_a.get("hanchan")) != (
+                meta_a.get("player"), meta_b.get("player"), meta_a.get("vs"), meta_a.get("hanchan")):
+            raise MahjongError("the pooled pairs must play the same A, B, opponents and game length")
     res = {"a": [r for p in pairs for r in p[2]], "b": [r for p in pairs for r in p[3]]}
     rank = {name: np.array([r["ranks"][r["player_seat"]] for r in rs], dtype=float) for name, rs in res.items()}
     blocks = np.array([(i, r["block"]) for i, p in enumerate(pairs) for r in p[2]])

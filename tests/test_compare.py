@@ -54,13 +54,15 @@ def test_unpaired_or_missing_runs_exit_2(runs, tmp_path, capsys):
 def test_pooled_pairs_keep_each_pairs_walls_apart(runs, capsys):
     """Lists of runs pair in order; the pooled blocks are each pair's blocks (a wall seed of
     one pair is not the same wall in the other), recomputed by hand."""
-    assert main([f"{runs / 'a'},{runs / 'c'}", f"{runs / 'b'},{runs / 'a'}", "--json"]) == 0
+    assert main([f"{runs / 'a'},{runs / 'c'}", f"{runs / 'b'},{runs / 'b'}", "--json"]) == 0
     c = json.loads(capsys.readouterr().out)
     a, b, cc = _ranks(runs / "a"), _ranks(runs / "b"), _ranks(runs / "c")
     d = np.concatenate([np.array([b[g] - a[g] for g in sorted(a)], dtype=float).reshape(-1, 4).mean(1),
-                        np.array([a[g] - cc[g] for g in sorted(a)], dtype=float).reshape(-1, 4).mean(1)])
+                        np.array([b[g] - cc[g] for g in sorted(a)], dtype=float).reshape(-1, 4).mean(1)])
     assert c["games"] == 16 and c["blocks"] == 4
     assert c["diff_b_minus_a"] == pytest.approx(d.mean())
     assert c["se"] == pytest.approx(d.std(ddof=1) / np.sqrt(4))
     assert main([f"{runs / 'a'},{runs / 'c'}", str(runs / "b")]) == 2
-    assert "not paired" in capsys.readouterr().err
+    assert main([f"{runs / 'a'},{runs / 'b'}", f"{runs / 'b'},{runs / 'a'}"]) == 2  # other players in a pair
+    err = capsys.readouterr().err
+    assert "not paired" in err and "same A, B" in err
