@@ -20,7 +20,7 @@ its net reads them or not. ``players`` keeps only the decisions of seats with th
 (the ``start_game`` names of our own records: ``mdp`` to learn from the MDP player); a game
 where none of them sits (a real players' record) counts whole.
 
-Planes are stored bit-packed (123 x 34 x 4 bits = 2,091 bytes a sample) in one ``.npz``.
+Planes are stored bit-packed (129 x 34 x 4 bits = 2,193 bytes a sample) in one ``.npz``.
 """
 from __future__ import annotations
 

@@ -25,13 +25,19 @@ ch    content (appended to the 87 planes of :mod:`cnn.encoders`)
 120-122 opponent r: its danger by kind, P(tenpai) x P(kind is a wait | tenpai) of the
       wait histogram in ``FEATURE_MODELS`` (Eq. 20, closed-hand categories for every seat: the open-hand
       enumeration costs 1-2 ms), a thermometer: >= 0.5, 2, 5, 10 %
+123-125 opponent r: its score above the seat's by >= 1,000, 4,000, 8,000, 12,000 points
+      (CONST thermometer over the copy axis)
+126-128 opponent r: its score below the seat's by the same steps
 ====  =====================================================================================
 
 Which planes a net reads is :func:`task_features` of its feature set (``NetConfig.features``):
 set 1 is planes 87-113 (a call net the table and call groups, the discard and riichi nets the
 table and discard groups), set 2 adds the safety planes 114-122 for every task (what the
 teacher's folding reads from its estimators; cnn-bot dealt in on 15.6 % of its hands where
-the teacher did on 13.0 %).
+the teacher did on 13.0 %), set 3 adds the score gaps 123-128 for every task (the placement
+play of the last hands, where all of cnn-bot's edge over ``efficiency`` is, needs the points
+between the seats; the encoder's own-rank one-hot does not say whether a 2,000-point win
+changes the rank).
 """
 from __future__ import annotations
 
@@ -50,18 +56,22 @@ from search.shanten import shanten_batch
 from search.ukeire import Efficiency
 
 FIRST = 87
-N_FEATURES = 36
+N_FEATURES = 42
 LEFT_STEPS = (8, 24, 40, 56)
 ACCEPT_STEPS = (1, 5, 10, 20)
 TENPAI_STEPS = (0.1, 0.25, 0.5, 0.75)
 DANGER_STEPS = (0.005, 0.02, 0.05, 0.10)
+# a riichi stick; about a 1-han-30-fu ron; a non-dealer mangan; a haneman
+GAP_STEPS = (1000, 4000, 8000, 12000)
 TABLE = list(range(87, 95))
 CALL = list(range(95, 112))
 DISCARD = [112, 113]
 SAFETY = list(range(114, 123))
+SCORE = list(range(123, 129))
 _SET1 = {"discard": TABLE + DISCARD, "riichi": TABLE + DISCARD,
          "pon": TABLE + CALL, "chi": TABLE + CALL}
-FEATURE_SETS = {1: _SET1, 2: {task: chans + SAFETY for task, chans in _SET1.items()}}
+_SET2 = {task: chans + SAFETY for task, chans in _SET1.items()}
+FEATURE_SETS = {1: _SET1, 2: _SET2, 3: {task: chans + SCORE for task, chans in _SET2.items()}}
 
 
 def task_features(task: str, feature_set: int) -> list[int]:
@@ -107,6 +117,15 @@ def _safety(state, out: np.ndarray) -> None:
         danger = p_tenpai[j] * waits.predict(cats, unseen)
         for col, step in enumerate(DANGER_STEPS):
             out[120 - FIRST + r, danger >= step, col] = 1
+
+
+def _score_gaps(scores, seat: int, out: np.ndarray) -> None:
+    """Planes 123-128: each opponent's score above and below the seat's, thermometers."""
+    for r in (0, 1, 2):
+        gap = int(scores[(seat + r + 1) % 4]) - int(scores[seat])
+        for col, step in enumerate(GAP_STEPS):
+            out[123 - FIRST + r, :, col] = gap >= step
+            out[126 - FIRST + r, :, col] = -gap >= step
 
 
 def _own_turn(hand: np.ndarray, unseen: np.ndarray, out: np.ndarray) -> int:
@@ -155,6 +174,7 @@ def feature_planes(state, legal: list[dict], safety: bool = True) -> np.ndarray:
     out = np.zeros((N_FEATURES, 34, 4), dtype=np.uint8)
     if safety:
         _safety(state, out)
+    _score_gaps(state.scores, state.seat, out)
     for i, step in enumerate(LEFT_STEPS):
         out[i] = state.tiles_left >= step
     hand = np.minimum(np.asarray(state.hand, dtype=np.uint8), 4)

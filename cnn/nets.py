@@ -19,7 +19,7 @@ a summary without Activation layers [AMBIG]; momentum and epsilon follow Keras' 
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import torch
 from torch import nn
@@ -118,6 +118,24 @@ class GaoNet(nn.Module):
 
     def forward(self, planes: torch.Tensor) -> torch.Tensor:
         return self.layers(planes)
+
+
+def widen_inputs(net: GaoNet, config: NetConfig) -> GaoNet:
+    """``net`` as a net of ``config``, which reads the same planes and more after them: the
+    first convolution's weights of the new planes are zero, so the new net computes exactly
+    what ``net`` did until training teaches it to read them (a larger feature set learned
+    from trained weights, not from scratch)."""
+    same = replace(net.config, in_planes=config.in_planes, features=config.features,
+                   threshold=config.threshold)
+    if same != config or config.in_planes < net.config.in_planes:
+        raise ValueError(f"cannot widen {net.config} to {config}")
+    wide = GaoNet(config)
+    state = net.state_dict()
+    conv = "layers.0.weight"
+    grown = torch.zeros_like(wide.state_dict()[conv])
+    grown[:, : net.config.in_planes] = state[conv]
+    wide.load_state_dict({**state, conv: grown})
+    return wide.to(next(net.parameters()).device).eval()
 
 
 def keras_param_count(model: nn.Module) -> tuple[int, int]:

@@ -25,7 +25,7 @@ from tqdm import tqdm
 from cnn.bot_data import TASKS, cache_path, load_or_build, merge, unpack
 from cnn.encoders import MODEL_PLANES, channels, suit_rows
 from cnn.features import FEATURE_SETS, task_features
-from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint
+from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint, widen_inputs
 from cnn.splits import split_heldout
 from game.cli import reports_errors
 from game.errors import MahjongError
@@ -173,6 +173,19 @@ def recalibrate_bn(net: GaoNet, x: np.ndarray, rows: np.ndarray, chans: list[int
     net.eval()
 
 
+def _widened(start: GaoNet, config: NetConfig, init: Path, log) -> GaoNet:
+    """``start`` reading ``config``'s larger feature set, when that set extends its own (the
+    new planes come last, their weights zero); else ``start`` unchanged (the caller names the
+    mismatch)."""
+    old = task_features(config.task, start.config.features)
+    new = task_features(config.task, config.features)
+    if new[: len(old)] != old:
+        return start
+    log(f"{config.task}: {init} widened from feature set {start.config.features} to "
+        f"{config.features} (the {len(new) - len(old)} new planes start at weight 0)")
+    return widen_inputs(start, config)
+
+
 def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -> dict:
     x, y, games = data[f"{task}_x"], data[f"{task}_y"].astype(np.int64), data[f"{task}_game"]
     mask = data["discard_mask"] if task == "discard" else None
@@ -195,6 +208,8 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
     init = Path(args.init) / f"{task}.pt" if args.init else None
     if init is not None and init.exists():
         start = load_checkpoint(init, task=task, device=device)
+        if start.config.features != config.features and config.features:
+            start = _widened(start, config, init, log)
         # the act threshold is chosen anew after training: only the net's shape must match
         if replace(start.config, threshold=config.threshold) != config:
             raise MahjongError(f"{init}: its net config {start.config} differs from {config}")
@@ -396,7 +411,9 @@ def main(argv: list[str] | None = None) -> int:
                     choices=[0, *FEATURE_SETS],
                     help="nets also read a feature set of cnn.features: 1 = shanten, the calls' "
                          "effect, acceptance, tiles left; 2 = those and the opponents' safe kinds, "
-                         "tenpai and danger (bare --features: 1) [deviation]")
+                         "tenpai and danger; 3 = those and the score gaps to each opponent; with --init "
+                         "nets of a smaller set are widened, the new planes at weight 0 "
+                         "(bare --features: 1) [deviation]")
     args = ap.parse_args(argv)
     return _run(args)
 

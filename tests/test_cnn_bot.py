@@ -266,7 +266,7 @@ class Checked:
         return choice
 
 
-@pytest.mark.parametrize("features", [0, 1, 2])
+@pytest.mark.parametrize("features", [0, 1, 2, 3])
 def test_bot_plays_full_games_with_only_legal_actions(features, tmp_path):
     from game.match import play_game
     from player.registry import make_agent
@@ -275,9 +275,9 @@ def test_bot_plays_full_games_with_only_legal_actions(features, tmp_path):
     bots = [Checked(make_agent("cnn-bot", models_dir=models)) for _ in range(2)]
     if features:  # the feature nets read their task's feature planes
         policy = bots[0].agent.policy
-        assert policy.features and policy.safety == (features == 2)
-        assert len(policy.chans["pon"]) == 87 + 25 + 9 * (features == 2)
-        assert len(policy.chans["discard"]) == 86 + 10 + 9 * (features == 2)
+        assert policy.features and policy.safety == (features >= 2)
+        assert len(policy.chans["pon"]) == 87 + 25 + 9 * (features >= 2) + 6 * (features == 3)
+        assert len(policy.chans["discard"]) == 86 + 10 + 9 * (features >= 2) + 6 * (features == 3)
     others = [make_agent("random", seed=s) for s in range(2)]
     result = play_game([bots[0], others[0], bots[1], others[1]], seed=11)
     assert result.names == ["cnn-bot", "random", "cnn-bot", "random"]
@@ -323,7 +323,7 @@ def test_train_bot_tiny_end_to_end(tiny_records, tmp_path, capsys):
     assert net.config.model == "m56" and net.config.in_planes == 56
     assert load_checkpoint(out / "pon.pt").config.in_planes == 57
     data = np.load(out / "dataset.npz")
-    assert data["discard_x"].shape[1] == 2091 and len(data["discard_y"]) > 100
+    assert data["discard_x"].shape[1] == 129 * 34 * 4 // 8 and len(data["discard_y"]) > 100
     assert (data["discard_y"] < 34).all()
     # every label is one of the legal discards
     assert data["discard_mask"][np.arange(len(data["discard_y"])), data["discard_y"]].all()
@@ -333,6 +333,37 @@ def test_train_bot_tiny_end_to_end(tiny_records, tmp_path, capsys):
                       "--quiet", capsys=capsys)
     assert proc.returncode == 0, proc.stderr
     assert (out / "dataset.npz").stat().st_mtime_ns == mtime  # reused, not rebuilt
+
+
+def test_widened_net_reads_the_new_planes_at_weight_zero(tmp_path, capsys):
+    """A set-2 net widened to set 3 gives the same outputs as before on any planes (the score
+    planes start at weight 0); train_bot --init widens the nets of a smaller set, and its first
+    steps move the new planes' weights off zero."""
+    from cnn.nets import widen_inputs
+    from cnn.policy import input_channels
+    from cnn.train_bot import net_config
+
+    narrow = load_checkpoint(random_models(tmp_path / "m2", features=2) / "discard.pt")
+    wide = widen_inputs(narrow, net_config("discard", "m86", fc300=True, bn_axis="width", features=3))
+    assert input_channels(wide) == input_channels(narrow) + list(range(123, 129))
+    x = torch.rand(16, wide.config.in_planes, 34, 4)
+    with torch.no_grad():
+        assert torch.equal(wide(x), narrow(x[:, :narrow.config.in_planes]))
+    with pytest.raises(ValueError):
+        widen_inputs(wide, narrow.config)
+    from cnn.splits import split_heldout
+
+    # a phoenix game that is trained on (the random players' scores hardly move)
+    game = split_heldout(sorted((DATA / "phoenix" / "mjlog").glob("*.xml")))[0][0]
+    out = tmp_path / "run"
+    proc = run_module("cnn.train_bot", "--records", str(game), "--features", "3",
+                      "--init", str(tmp_path / "m2"), "--out", str(out), "--epochs", "1", "--max-steps", "3",
+                      "--tasks", "discard", "--quiet", capsys=capsys)
+    assert proc.returncode == 0, proc.stderr
+    assert "widened from feature set 2 to 3 (the 6 new planes start at weight 0)" in proc.stdout
+    trained = load_checkpoint(out / "discard.pt")
+    assert trained.config.features == 3
+    assert trained.state_dict()["layers.0.weight"][:, narrow.config.in_planes:].abs().sum() > 0
 
 
 def test_players_keeps_only_the_named_seats(tmp_path):

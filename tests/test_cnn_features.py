@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cnn.features import ACCEPT_STEPS, FIRST, LEFT_STEPS, feature_planes
+from cnn.features import ACCEPT_STEPS, FIRST, GAP_STEPS, LEFT_STEPS, feature_planes
 from cnn.rules import chi_class
 from game.tiles import mjai_to_kind
 
@@ -146,3 +146,37 @@ def test_safety_planes_follow_the_events_of_real_games():
                     assert plane(x, 119 + r)[:, 2].any()  # some kind >= 5 % to deal in
             checked += 1
     assert checked > 150 and riichi_seen > 20
+
+
+def event_scores(events: list[dict]) -> list[int]:
+    """The seats' scores read straight from the mjai events: the hand's ``start_kyoku`` scores
+    less 1,000 for each riichi accepted since."""
+    start = max(i for i, e in enumerate(events) if e["type"] == "start_kyoku")
+    scores = list(events[start]["scores"])
+    for e in events[start:]:
+        if e["type"] == "reach_accepted":
+            scores[e["actor"]] -= 1000
+    return scores
+
+
+def test_score_gap_planes_follow_the_scores_of_real_games():
+    """Planes 123-128 on every decision of two phoenix games: opponent r's score above (123+r)
+    or below (126+r) the seat's, a thermometer of GAP_STEPS over the copy axis, the same on
+    every row; the gaps are those of the events' scores, and both sides and every step occur."""
+    from game.decisions import iter_decisions
+    from game.records import read_events
+
+    steps_seen = np.zeros((2, len(GAP_STEPS)), dtype=int)
+    for name in ("mjx__2010091009gm-00a9-0000-83af2648.xml", "mjlog2json__2019021004gm-00a9-0000-e2f6516d.xml"):
+        events = read_events(GAME.parent / name)
+        for d in iter_decisions(events):
+            x = feature_planes(d.state, d.legal, safety=False)
+            scores = event_scores(events[:d.index + 1])
+            for r in (0, 1, 2):
+                gap = scores[(d.seat + r + 1) % 4] - scores[d.seat]
+                above, below = plane(x, 123 + r), plane(x, 126 + r)
+                assert (above == above[:1]).all() and (below == below[:1]).all()
+                assert above[0].tolist() == [int(gap >= s) for s in GAP_STEPS], (name, d.index, r, gap)
+                assert below[0].tolist() == [int(-gap >= s) for s in GAP_STEPS], (name, d.index, r, gap)
+                steps_seen += np.stack([above[0], below[0]])
+    assert (steps_seen > 0).all()
