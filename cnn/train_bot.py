@@ -447,7 +447,13 @@ def _run(args) -> int:
     data = load_or_build(paths, cache, thesis=args.thesis_sampling, seed=args.seed, players=players,
                          progress=not args.quiet)
     for extra in args.extra_dataset or []:
-        data = merge([data, {k: v for k, v in read_npz(cache_path(extra)).items() if k not in ("key", "meta")}])
+        part = {k: v for k, v in read_npz(cache_path(extra)).items() if k not in ("key", "meta")}
+        width = {v.shape[1] for k, v in part.items() if k.endswith("_x") and v.ndim == 2}
+        if width != {data["discard_x"].shape[1]}:
+            raise MahjongError(f"{cache_path(extra)}: its samples hold {sorted(width)} bytes of planes, this "
+                               f"version's {data['discard_x'].shape[1]} (made before the planes changed: "
+                               "make it again)")
+        data = merge([data, part])
     counts = {t: int(len(data[f"{t}_y"])) for t in TASKS}
     log(f"dataset {cache}: {len(paths)} files, samples {counts} ({time.time() - t0:.1f}s), device {device}"
         + (f"; {len(held)} held-out phoenix files left out (cnn.splits)" if held else ""))

@@ -400,6 +400,21 @@ def test_train_bot_bad_input_exits_2(tmp_path, capsys):
     assert proc.returncode == 2
 
 
+def test_extra_dataset_of_other_planes_is_named_and_exits_2(tiny_records, tmp_path, capsys):
+    """An ``--extra-dataset`` packed before the planes changed (123 planes, 2,091 bytes a
+    sample) is refused with its name, not concatenated or read with zero planes."""
+    out = tmp_path / "run"
+    args = ["--records", str(tiny_records / "*.mjson"), "--out", str(out), "--epochs", "1", "--max-steps", "1",
+            "--tasks", "discard", "--quiet"]
+    assert run_module("cnn.train_bot", *args, capsys=capsys).returncode == 0
+    data = dict(np.load(out / "dataset.npz"))
+    old = {k: (v[:, :2091] if k.endswith("_x") else v) for k, v in data.items()}
+    np.savez(tmp_path / "old.npz", **old)
+    proc = run_module("cnn.train_bot", *args, "--extra-dataset", str(tmp_path / "old.npz"), capsys=capsys)
+    assert proc.returncode == 2
+    assert "old.npz" in proc.stderr and "2091" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_agreement_json_keys_and_values(tiny_records, tmp_path, capsys):
     models = random_models(tmp_path / "models")
     phoenix = DATA / "phoenix" / "mjlog" / "gimite__test.xml"  # a real Tenhou game too
