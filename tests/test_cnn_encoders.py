@@ -54,7 +54,8 @@ def test_variant_plane_counts_and_subsets():
     # set 2 adds the opponents' safety planes to every task
     assert channels("m86", task="discard", features=2)[86:] == list(range(87, 95)) + [112, 113] + list(range(114, 123))
     assert channels("m86", offer=True, task="chi", features=2)[-9:] == list(range(114, 123))
-    assert N_PLANES == 123
+    assert channels("m86", task="pon", features=3)[-15:] == list(range(114, 129))
+    assert N_PLANES == 129
     # m56 = present 16 (no rank / kyoku) + past 1 (13) + past 2..4 (27): T Table 4.1
     assert MODEL_CHANNELS["m56"][:16] == list(range(14)) + [26, 27]
     assert MODEL_CHANNELS["m56"][16:] == list(range(28, 68))
@@ -74,7 +75,7 @@ def test_known_tiles_land_in_known_rows_and_columns():
         round_wind=1, kyoku=2, dealer=3, turns=[2, 1, 0, 1],
     )
     x = encode(situation(state), [])
-    assert x.shape == (123, 34, 4) and x.dtype == np.uint8 and not x[87:].any()
+    assert x.shape == (129, 34, 4) and x.dtype == np.uint8 and not x[87:].any()
     hand = x[0]
     assert hand[k("1m")].tolist() == [1, 1, 1, 0]  # thermometer from the left
     assert hand[k("5p")].tolist() == [1, 1, 1, 0]  # the red five counts as a five
