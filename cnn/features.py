@@ -121,11 +121,10 @@ def _safety(state, out: np.ndarray) -> None:
 
 def _score_gaps(scores, seat: int, out: np.ndarray) -> None:
     """Planes 123-128: each opponent's score above and below the seat's, thermometers."""
-    for r in (0, 1, 2):
-        gap = int(scores[(seat + r + 1) % 4]) - int(scores[seat])
-        for col, step in enumerate(GAP_STEPS):
-            out[123 - FIRST + r, :, col] = gap >= step
-            out[126 - FIRST + r, :, col] = -gap >= step
+    gap = np.array([int(scores[(seat + r + 1) % 4]) - int(scores[seat]) for r in (0, 1, 2)])
+    steps = np.asarray(GAP_STEPS)
+    out[123 - FIRST:126 - FIRST] = (gap[:, None] >= steps)[:, None, :]  # every row alike
+    out[126 - FIRST:129 - FIRST] = (-gap[:, None] >= steps)[:, None, :]
 
 
 def _own_turn(hand: np.ndarray, unseen: np.ndarray, out: np.ndarray) -> int:

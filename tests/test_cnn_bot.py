@@ -341,6 +341,7 @@ def test_widened_net_reads_the_new_planes_at_weight_zero(tmp_path, capsys):
     steps move the new planes' weights off zero."""
     from cnn.nets import widen_inputs
     from cnn.policy import input_channels
+    from cnn.splits import split_heldout
     from cnn.train_bot import net_config
 
     narrow = load_checkpoint(random_models(tmp_path / "m2", features=2) / "discard.pt")
@@ -351,8 +352,6 @@ def test_widened_net_reads_the_new_planes_at_weight_zero(tmp_path, capsys):
         assert torch.equal(wide(x), narrow(x[:, :narrow.config.in_planes]))
     with pytest.raises(ValueError):
         widen_inputs(wide, narrow.config)
-    from cnn.splits import split_heldout
-
     # a phoenix game that is trained on (the random players' scores hardly move)
     game = split_heldout(sorted((DATA / "phoenix" / "mjlog").glob("*.xml")))[0][0]
     out = tmp_path / "run"
