@@ -192,6 +192,11 @@ def _suji_tables() -> tuple[np.ndarray, ...]:
 
 _LO, _HI, _N, _GROUP, _NA, _NB = _suji_tables()
 _SINGLE_SIDED = ~np.isin(_N, (4, 5, 6))
+# Category of a suited kind by its group (1-9, 2-8, 3-7) with suji, without, and of a
+# 4-6 kind by its number of suji: looked up, not recomputed at every decision.
+_WITH_SUJI = np.array([1, 3, 5, 0])[_GROUP]
+_DOUBLE_BY_SUJI = np.array([9, 8, 7])
+_KABE_APPLIES = np.isin(np.arange(N_WAIT_CATS), (2, 4, 6, 9))  # the no-suji categories
 
 
 def wait_categories(view: TableState, j: int) -> tuple[np.ndarray, np.ndarray]:
@@ -203,14 +208,10 @@ def wait_categories(view: TableState, j: int) -> tuple[np.ndarray, np.ndarray]:
     """
     safe = safe_kinds(view, j)
     unseen = np.minimum(np.asarray(view.unseen, dtype=np.int64), 4)
-    s_lo = safe[_LO] & (_N >= 4)
-    s_hi = safe[_HI] & (_N <= 6)
-    n_suji = s_lo.astype(np.int64) + s_hi
-    single = np.select([_GROUP == 0, _GROUP == 1, _GROUP == 2], [1, 3, 5], 0)
-    suited = np.where(_SINGLE_SIDED, np.where(n_suji > 0, single, single + 1),
-                      np.select([n_suji == 2, n_suji == 1], [7, 8], 9))
+    n_suji = (safe[_LO] & (_N >= 4)).astype(np.int64) + (safe[_HI] & (_N <= 6))
+    suited = np.where(_SINGLE_SIDED, _WITH_SUJI + (n_suji == 0), _DOUBLE_BY_SUJI[n_suji])
     nochance = (unseen[_NA] == 0) & (unseen[_NB] == 0)
-    suited = np.where(nochance & np.isin(suited, (2, 4, 6, 9)), 12 + _GROUP, suited)
+    suited = np.where(nochance & _KABE_APPLIES[suited], 12 + _GROUP, suited)
     honors = np.where(yakuhai_kinds(view, j)[27:], 10, 11)
     cat = np.concatenate([suited, honors])
     cat[safe] = 0
