@@ -120,6 +120,62 @@ class GaoNet(nn.Module):
         return self.layers(planes)
 
 
+
+def _bn_affine(bn: nn.Module, shape: tuple[int, ...]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(scale, shift) of an eval-mode batch norm, shaped to broadcast over its input."""
+    bn = bn.bn if isinstance(bn, WidthBatchNorm) else bn
+    scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+    return scale.reshape(shape), (bn.bias - bn.running_mean * scale).reshape(shape)
+
+
+class FoldedNet:
+    """A trained :class:`GaoNet`'s eval-mode function in fewer operations, for play: dropout
+    gone, the batch norms of the first two blocks one multiply-add each, and those before a
+    dense layer folded into its weights (an affine map followed by a linear one is linear).
+
+    The same logits as ``net.eval()(x)`` up to float rounding. It copies the weights: a net
+    changed afterwards needs a new ``FoldedNet``.
+    """
+
+    def __init__(self, net: GaoNet):
+        self.config, self.source = net.config, net
+        layers = list(net.layers)
+        width = N_COLS
+        norm = (lambda w: (1, 1, w)) if net.config.bn_axis == "width" else (lambda w: (-1, 1, 1))
+        with torch.no_grad():
+            self.convs, self.norms = [], []
+            for b in range(3):
+                conv, bn = layers[4 * b], layers[4 * b + 2]
+                width -= 1
+                self.convs.append((conv.weight.detach().clone(), conv.bias.detach().clone()))
+                self.norms.append(_bn_affine(bn, norm(width)))
+            # the third block's norm, per position of the flattened (C, H, W) activations
+            flat_shape = (net.config.filters, N_ROWS - 12, width)
+            scale, shift = (t.expand(flat_shape).reshape(-1) for t in self.norms.pop())
+            dense = [m for m in layers[12:] if isinstance(m, nn.Linear)]
+            self.dense = [_fold_into(dense[0], scale, shift)]
+            if net.config.fc300:  # Linear, ReLU, BatchNorm1d, Dropout, Linear
+                self.dense.append(_fold_into(dense[1], *_bn_affine(layers[15], (-1,))))
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        h = x
+        for i, (w, b) in enumerate(self.convs):
+            h = torch.relu(torch.nn.functional.conv2d(h, w, b))
+            if i < 2:
+                h = torch.addcmul(self.norms[i][1], h, self.norms[i][0])
+        h = h.flatten(1)
+        for i, (w, b) in enumerate(self.dense):
+            h = torch.nn.functional.linear(h, w, b)
+            if i < len(self.dense) - 1:
+                h = torch.relu(h)
+        return h
+
+
+def _fold_into(linear: nn.Linear, scale: torch.Tensor, shift: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(weight, bias) of ``linear(scale * x + shift)`` as one linear map of ``x``."""
+    return (linear.weight * scale[None, :]).detach().clone(), (linear.bias + linear.weight @ shift).detach().clone()
+
+
 def widen_inputs(net: GaoNet, config: NetConfig) -> GaoNet:
     """``net`` as a net of ``config``, which reads the same planes and more after them: the
     first convolution's weights of the new planes are zero, so the new net computes exactly

@@ -22,7 +22,7 @@ import torch
 from cnn.bot_data import pack
 from cnn.encoders import MODEL_PLANES, SeatHistory, channels, offered_kind, suit_rows
 from cnn.features import SAFETY, feature_planes, load_feature_models, task_features
-from cnn.nets import GaoNet, load_checkpoint
+from cnn.nets import FoldedNet, GaoNet, load_checkpoint
 from cnn.rules import chi_class, kan_choice, red_count
 from game.errors import MahjongError, ModelFileError
 from game.tiles import mjai_to_kind
@@ -98,6 +98,10 @@ class CnnPolicy:
     net's softmax over the legal kinds instead of taking its best, and appends
     ``(packed planes, legal mask, kind, hand)`` to ``trace`` for the update, ``hand`` being
     the hand's ``(round wind, kyoku, honba)`` (0-based, as in the table state).
+
+    The nets are played in eval mode through :class:`cnn.nets.FoldedNet` copies made at their
+    first use: weights changed in place afterwards need a new policy (replacing ``nets[task]``
+    is seen).
     """
 
     def __init__(self, nets: dict[str, GaoNet], device: str = "cpu",
@@ -109,6 +113,7 @@ class CnnPolicy:
         self.features = any(net.config.features for net in nets.values())
         self.safety = any(set(c) & set(SAFETY) for c in self.chans.values())
         self.sampler = sampler
+        self._folded: dict[str, FoldedNet] = {}
         self.trace: list[tuple[np.ndarray, np.ndarray, int, tuple[int, int, int]]] = []
 
     @torch.no_grad()
@@ -118,15 +123,24 @@ class CnnPolicy:
         x = np.ascontiguousarray(batch[:, self.chans[task]], dtype=np.float32)
         if len(self.views) > 1:
             return self._view_mean(task, x)[0] if planes.ndim == 3 else self._view_mean(task, x)
-        out = torch.softmax(self.nets[task](torch.from_numpy(x).to(self.device)), dim=1).cpu().numpy()
+        out = torch.softmax(self._forward(task, torch.from_numpy(x).to(self.device)), dim=1).cpu().numpy()
         return out[0] if planes.ndim == 3 else out
+
+    def _forward(self, task: str, x: torch.Tensor) -> torch.Tensor:
+        """Logits of ``task``'s net by its :class:`FoldedNet` (folded at first use, again when
+        ``nets[task]`` is replaced by another net)."""
+        net = self.nets[task]
+        folded = self._folded.get(task)
+        if folded is None or folded.source is not net:
+            folded = self._folded[task] = FoldedNet(net)
+        return folded(x)
 
     def _view_mean(self, task: str, x: np.ndarray) -> np.ndarray:
         """The softmax averaged over the suit-exchanged views of ``x`` (one batch), each
         discard output moved back to the original kinds."""
         n = len(x)
         views = np.concatenate([x[:, :, rows] for rows, _ in self.views])
-        out = torch.softmax(self.nets[task](torch.from_numpy(views).to(self.device)), dim=1).cpu().numpy()
+        out = torch.softmax(self._forward(task, torch.from_numpy(views).to(self.device)), dim=1).cpu().numpy()
         out = out.reshape(len(self.views), n, -1)
         if task == "discard":
             out = np.stack([o[:, new_row] for o, (_, new_row) in zip(out, self.views)])

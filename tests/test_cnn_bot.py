@@ -589,3 +589,44 @@ def test_suit_views_average_is_the_same_for_every_order_of_the_suits():
     np.testing.assert_array_equal(CnnPolicy(nets, views=1).probs("discard", planes), plain.probs("discard", planes))
     with pytest.raises(MahjongError, match="views"):
         CnnPolicy(nets, views=7)
+
+
+def test_folded_nets_play_as_the_nets_do():
+    """``FoldedNet`` (dropout gone, batch norms folded) gives the eval-mode net's logits on the
+    planes of a real phoenix game for every shipped net, and on random nets of the other
+    layouts (per-filter norm, no dense layer) with non-trivial norm statistics; the policy
+    folds a net again when it is replaced."""
+    from cnn.nets import FoldedNet
+    from game.decisions import iter_decisions
+    from game.records import read_events
+
+    game = DATA / "phoenix" / "mjlog" / "mjx__2010091009gm-00a9-0000-83af2648.xml"
+    nets = load_nets()
+    pol = CnnPolicy(nets)
+    hist = [SeatHistory() for _ in range(4)]
+    planes = [hist[d.seat].encode(d.state, discard_decision=True, offered=None)
+              for d in iter_decisions(read_events(game)) if any(a["type"] == "dahai" for a in d.legal)]
+    batch = np.stack(planes[::4])
+    assert len(batch) >= 30
+    for task, net in nets.items():
+        x = torch.from_numpy(np.ascontiguousarray(batch[:, pol.chans[task]], dtype=np.float32))
+        with torch.no_grad():
+            ref = net.eval()(x)
+        np.testing.assert_allclose(FoldedNet(net)(x).numpy(), ref.numpy(), rtol=1e-4, atol=1e-4 * float(ref.abs().max()))
+        np.testing.assert_allclose(pol.probs(task, batch), torch.softmax(ref, 1).numpy(), atol=1e-5)
+    torch.manual_seed(3)
+    for cfg in (NetConfig(bn_axis="channel"), NetConfig(task="chi", fc300=False), NetConfig(bn_axis="channel", fc300=False)):
+        net = GaoNet(cfg)
+        for m in net.modules():
+            if isinstance(m, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
+                for t, lo, hi in ((m.running_mean, -1, 1), (m.running_var, 0.3, 3), (m.weight, 0.5, 1.5), (m.bias, -1, 1)):
+                    t.data.uniform_(lo, hi)
+        x = torch.from_numpy(np.ascontiguousarray(batch[:, :cfg.in_planes], dtype=np.float32))
+        with torch.no_grad():
+            np.testing.assert_allclose(FoldedNet(net)(x).numpy(), net.eval()(x).numpy(), atol=1e-4)
+    pol.probs("discard", batch[0])  # folded once
+    fresh = GaoNet(nets["discard"].config).eval()
+    pol.nets["discard"] = fresh
+    x = torch.from_numpy(np.ascontiguousarray(batch[:1, pol.chans["discard"]], dtype=np.float32))
+    with torch.no_grad():
+        np.testing.assert_allclose(pol.probs("discard", batch[0]), torch.softmax(fresh(x), 1).numpy()[0], atol=1e-5)
