@@ -19,6 +19,7 @@ import itertools
 import multiprocessing as mp
 import os
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -33,6 +34,7 @@ LOG_SUFFIX = ".mjson.gz"
 TMP_DIR = ".tmp"
 EVALUATE_WALLS = 1  # the stream of evaluate's wall seeds; self-play's is the plain one (0)
 BACKENDS = ("local", "ray")  # where games are played (run_pool)
+LOG_EVERY_S = 60.0  # without a terminal (a run's log file): a progress line at most this often
 
 
 # ----------------------------------------------------------------------------- shared pieces
@@ -153,13 +155,34 @@ def _local_imap(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int) 
 
 
 def _progress(results: Iterator[Any], desc: str, total: int, initial: int, unit: str) -> Iterator[Any]:
+    """A tqdm bar on a terminal; in a log file, where a bar is noise, :func:`_log_lines`."""
+    if not sys.stderr.isatty():
+        yield from _log_lines(results, desc, total, initial, unit, LOG_EVERY_S)
+        return
     from tqdm import tqdm
 
-    with tqdm(total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr,
-              dynamic_ncols=True, disable=None) as bar:
+    with tqdm(total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True) as bar:
         for out in results:
             bar.update(1)
             yield out
+
+
+def _log_lines(results: Iterator[Any], desc: str, total: int, done: int, unit: str,
+               every_s: float) -> Iterator[Any]:
+    """``results``, with a line on stderr at most every ``every_s`` seconds: the count done,
+    the minutes so far and those left at this run's pace (a run shorter than ``every_s``
+    prints nothing)."""
+    start = last = time.monotonic()
+    first = done
+    for out in results:
+        done += 1
+        now = time.monotonic()
+        if now - last >= every_s:
+            left = (total - done) * (now - start) / (done - first)
+            print(f"{desc}: {done}/{total} {unit}s, {(now - start) / 60:.1f} min, about {left / 60:.0f} min left",
+                  file=sys.stderr, flush=True)
+            last = now
+        yield out
 
 
 # Agents built in this process, by (name, seat): building one can cost far more than a

@@ -67,3 +67,16 @@ def test_reused_agents_play_as_fresh_ones():
     from game.match import play_game
     fresh = play_game([make_agent(n, seed=a) for n, a in zip(names, seeds)], seed)
     assert reused.events == fresh.events
+
+
+def test_a_run_without_a_terminal_logs_plain_progress_lines(tmp_path, capsys, monkeypatch):
+    """In a log file (stderr not a terminal) a long run writes a plain line at most every
+    ``LOG_EVERY_S`` seconds, with the count done, out of all, counting games done before a
+    resume; a short run writes none."""
+    assert list(selfplay._log_lines(iter(range(3)), "relabel", 5, 2, "game", every_s=0.0)) == [0, 1, 2]
+    lines = capsys.readouterr().err.splitlines()
+    assert [x.split(",")[0] for x in lines] == ["relabel: 3/5 games", "relabel: 4/5 games", "relabel: 5/5 games"]
+    assert lines[-1].endswith("about 0 min left")
+    monkeypatch.setattr(selfplay, "LOG_EVERY_S", 3600.0)
+    assert selfplay.main(["--agent", "random", "--games", "2", "--out", str(tmp_path / "sp"), "--workers", "1"]) == 0
+    assert "games," not in capsys.readouterr().err
