@@ -120,7 +120,6 @@ class GaoNet(nn.Module):
         return self.layers(planes)
 
 
-
 def _bn_affine(bn: nn.Module, shape: tuple[int, ...]) -> tuple[torch.Tensor, torch.Tensor]:
     """(scale, shift) of an eval-mode batch norm, shaped to broadcast over its input."""
     bn = bn.bn if isinstance(bn, WidthBatchNorm) else bn
