@@ -160,7 +160,7 @@ class FoldedNet:
         h = x
         for i, (w, b) in enumerate(self.convs):
             h = torch.relu(torch.nn.functional.conv2d(h, w, b))
-            if i < 2:
+            if i < len(self.norms):  # the third block's norm is in the dense weights
                 h = torch.addcmul(self.norms[i][1], h, self.norms[i][0])
         h = h.flatten(1)
         for i, (w, b) in enumerate(self.dense):

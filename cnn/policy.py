@@ -123,25 +123,24 @@ class CnnPolicy:
         x = np.ascontiguousarray(batch[:, self.chans[task]], dtype=np.float32)
         if len(self.views) > 1:
             return self._view_mean(task, x)[0] if planes.ndim == 3 else self._view_mean(task, x)
-        out = torch.softmax(self._forward(task, torch.from_numpy(x).to(self.device)), dim=1).cpu().numpy()
+        out = self._softmax(task, x)
         return out[0] if planes.ndim == 3 else out
 
-    def _forward(self, task: str, x: torch.Tensor) -> torch.Tensor:
-        """Logits of ``task``'s net by its :class:`FoldedNet` (folded at first use, again when
-        ``nets[task]`` is replaced by another net)."""
+    def _softmax(self, task: str, x: np.ndarray) -> np.ndarray:
+        """Softmax of ``task``'s net on the batch ``x``, by its :class:`FoldedNet` (folded at
+        first use, again when ``nets[task]`` is replaced by another net)."""
         net = self.nets[task]
         folded = self._folded.get(task)
         if folded is None or folded.source is not net:
             folded = self._folded[task] = FoldedNet(net)
-        return folded(x)
+        return torch.softmax(folded(torch.from_numpy(x).to(self.device)), dim=1).cpu().numpy()
 
     def _view_mean(self, task: str, x: np.ndarray) -> np.ndarray:
         """The softmax averaged over the suit-exchanged views of ``x`` (one batch), each
         discard output moved back to the original kinds."""
         n = len(x)
         views = np.concatenate([x[:, :, rows] for rows, _ in self.views])
-        out = torch.softmax(self._forward(task, torch.from_numpy(views).to(self.device)), dim=1).cpu().numpy()
-        out = out.reshape(len(self.views), n, -1)
+        out = self._softmax(task, views).reshape(len(self.views), n, -1)
         if task == "discard":
             out = np.stack([o[:, new_row] for o, (_, new_row) in zip(out, self.views)])
         return out.mean(axis=0)
