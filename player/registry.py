@@ -37,6 +37,11 @@ def _mdp(**kwargs: Any) -> Agent:
     return MdpAgent(**kwargs)
 
 
+def _hybrid(**kwargs: Any) -> Agent:
+    from player.agents.hybrid import HybridAgent
+    return HybridAgent(**kwargs)
+
+
 # name -> factory(**kwargs) -> Agent. Factories import lazily so that a heavy agent
 # (torch, numba) costs nothing until it is asked for.
 AGENTS: dict[str, Callable[..., Agent]] = {
@@ -45,6 +50,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "efficiency": _efficiency,
     "cnn-bot": _cnn_bot,
     "mdp": _mdp,
+    "hybrid": _hybrid,
 }
 
 
@@ -86,6 +92,8 @@ def _cnn_bot_models(opts: dict[str, Any]) -> list[Path]:
 MODEL_FILES: dict[str, Callable[[dict[str, Any]], list[Path]]] = {
     "mdp": _mdp_models,
     "cnn-bot": _cnn_bot_models,
+    "hybrid": lambda opts: [*model_files(str(opts.get("base", "cnn-bot"))),
+                            *model_files(str(opts.get("teacher", "mdp")))],
 }
 
 
