@@ -32,7 +32,8 @@ def test_a_hybrid_without_kinds_plays_its_base_games():
         assert mixed.scores == alone.scores
         assert [e for e in mixed.events if e["type"] != "start_game"] == \
             [e for e in alone.events if e["type"] != "start_game"]
-        assert set(hybrid.stats) == {"base"}
+        assert set(hybrid.stats) == {"decisions", "base"}
+        assert hybrid.stats["decisions"] == hybrid.stats["base"] == len(hybrid.seen)
 
 
 def test_the_teacher_takes_every_riichi_choice_and_its_discard():
@@ -55,6 +56,7 @@ def test_the_teacher_takes_every_riichi_choice_and_its_discard():
         assert hybrid.stats["teacher_riichi"] == sum(
             "reach" in {a["type"] for a in legal} and "hora" not in {a["type"] for a in legal}
             for legal, _, _ in hybrid.seen) + sum(a["type"] == "reach" for _, a, _ in hybrid.seen)
+        assert hybrid.stats["decisions"] == len(hybrid.seen) == hybrid.stats["base"] + hybrid.stats["teacher_riichi"]
     assert offers >= 5 and declared >= 5
 
 

@@ -15,7 +15,8 @@ player makes. The kinds of a decision, in this order:
 Wins on offer and everything else (kans, a riichi hand's draws, abortive draws) are the
 base's. Both agents see every event, and the base is asked at every decision, its answer
 dropped where the teacher's is taken, so that its own memory of the hand (cnn-bot's past
-situations) is what it would be playing alone. ``stats`` counts the decisions by who took them.
+situations) is what it would be playing alone. ``stats`` counts the decisions by who took
+them (a riichi offer as the teacher's, whoever picks a dama discard after it).
 """
 from __future__ import annotations
 
@@ -82,25 +83,28 @@ class HybridAgent(Agent):
         self.teacher.observe(event)
 
     def act(self, legal: list[Event]) -> Event:
+        self.stats["decisions"] += 1
         own = self.base.act(legal)
         if self._teacher_next:
             self._teacher_next = False
             return self._teacher(legal, "riichi")
-        answer = None
         if "riichi" in self.kinds and find(legal, "reach") is not None and find(legal, "hora") is None:
             answer = self._teacher(legal, "riichi")
             if answer["type"] == "reach":
                 self._teacher_next = True
                 return answer
             legal = [a for a in legal if a["type"] != "reach"]  # dama: the rest of the decision
-            if own["type"] == "reach":
-                own = self.base.act(legal)
+            if decision_kind(legal, self.state, self.seat) in self.kinds:
+                return answer
+            return self.base.act(legal) if own["type"] == "reach" else own
         kind = decision_kind(legal, self.state, self.seat)
         if kind in self.kinds:
-            return answer if answer is not None else self._teacher(legal, kind)
+            return self._teacher(legal, kind)
         self.stats["base"] += 1
         return own
 
     def _teacher(self, legal: list[Event], kind: str) -> Event:
+        """The teacher's answer, counted by kind (a riichi offer counts as ``riichi`` whoever
+        then picks the dama discard)."""
         self.stats[f"teacher_{kind}"] += 1
         return self.teacher.act(legal)
