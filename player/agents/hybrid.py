@@ -10,9 +10,10 @@ player makes. The kinds of a decision, in this order:
   would be without the offer (``facing`` or ``discard``) and goes to whoever takes that kind.
 * ``call``: a chi or pon is on offer at another's discard (kans alone are the base's).
 * ``facing``: an own-turn discard while another seat is in riichi and this one is not.
-* ``discard``: every other own-turn discard of a hand not in riichi.
+* ``discard``: every other own-turn decision of a hand not in riichi (a closed or added kan
+  on offer beside the discards included).
 
-Wins on offer and everything else (kans, a riichi hand's draws, abortive draws) are the
+Wins on offer and everything else (an open kan offered alone, a riichi hand's draws) are the
 base's. Both agents see every event, and the base is asked at every decision, its answer
 dropped where the teacher's is taken, so that its own memory of the hand (cnn-bot's past
 situations) is what it would be playing alone. ``stats`` counts the decisions by who took
