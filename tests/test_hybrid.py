@@ -43,20 +43,20 @@ def test_the_teacher_takes_every_riichi_choice_and_its_discard():
     for seed in range(8):
         hybrid = Watched(base="cnn-bot", teacher="efficiency", riichi=1)
         result = play_game([hybrid, *(EfficiencyAgent() for _ in range(3))], seed)
+        game_offers = game_declared = 0
         for (legal, answer, left), nxt in zip(hybrid.seen, hybrid.seen[1:] + [None]):
             types = {a["type"] for a in legal}
             if "reach" in types and "hora" not in types:
-                offers += 1
+                game_offers += 1
                 assert (answer["type"] == "reach") == (left >= RIICHI_MIN_LEFT)
-                if answer["type"] == "reach":
-                    declared += 1
-                    assert nxt is not None and nxt[1]["type"] == "dahai"
+            if answer["type"] == "reach":
+                game_declared += 1
+                assert nxt is not None and nxt[1]["type"] == "dahai"
         reaches = sum(e["type"] == "reach" and e["actor"] == 0 for e in result.events)
-        assert reaches == sum(a["type"] == "reach" for _, a, _ in hybrid.seen)
-        assert hybrid.stats["teacher_riichi"] == sum(
-            "reach" in {a["type"] for a in legal} and "hora" not in {a["type"] for a in legal}
-            for legal, _, _ in hybrid.seen) + sum(a["type"] == "reach" for _, a, _ in hybrid.seen)
+        assert reaches == game_declared
+        assert hybrid.stats["teacher_riichi"] == game_offers + game_declared
         assert hybrid.stats["decisions"] == len(hybrid.seen) == hybrid.stats["base"] + hybrid.stats["teacher_riichi"]
+        offers, declared = offers + game_offers, declared + game_declared
     assert offers >= 5 and declared >= 5
 
 
