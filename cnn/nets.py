@@ -181,7 +181,7 @@ def widen_inputs(net: GaoNet, config: NetConfig) -> GaoNet:
     what ``net`` did until training teaches it to read them (a larger feature set learned
     from trained weights, not from scratch)."""
     same = replace(net.config, in_planes=config.in_planes, features=config.features,
-                   threshold=config.threshold)
+                   threshold=config.threshold, dropout=config.dropout)
     if same != config or config.in_planes < net.config.in_planes:
         raise ValueError(f"cannot widen {net.config} to {config}")
     wide = GaoNet(config)

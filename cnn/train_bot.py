@@ -48,11 +48,11 @@ def split_games(games: np.ndarray, holdout: float, seed: int) -> np.ndarray:
 
 
 def net_config(task: str, model: str, *, fc300: bool, bn_axis: str,
-               features: int = 0) -> NetConfig:
+               features: int = 0, dropout: float = 0.5) -> NetConfig:
     offer = task in OFFER_TASKS
     extra = len(task_features(task, features))
     return NetConfig(task=task, model=model, in_planes=MODEL_PLANES[model] + int(offer) + extra,
-                     fc300=fc300, bn_axis=bn_axis, features=features)
+                     fc300=fc300, bn_axis=bn_axis, features=features, dropout=dropout)
 
 
 def _batches(n: int, size: int, rng: np.random.Generator | None):
@@ -95,6 +95,17 @@ def soft_targets(values: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray
     p = np.where(finite & has[:, None], np.exp(np.where(finite, z, -np.inf)), 0.0)
     p[has] /= p[has].sum(axis=1, keepdims=True)
     return p.astype(np.float32), has
+
+
+def teacher_regret(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What each discard kind loses against the teacher's best, in its values (minus expected
+    final ranks, so in ranks; 0 where a kind has no value), and which rows have two or more
+    valued kinds. The expected regret of a policy is its probabilities times this row."""
+    finite = np.isfinite(values)
+    has = finite.sum(axis=1) >= 2
+    best = np.where(finite, values, -np.inf).max(axis=1, initial=-np.inf)
+    regret = np.where(finite & has[:, None], best[:, None] - np.where(finite, values, 0.0), 0.0)
+    return regret.astype(np.float32), has
 
 
 def balanced_accuracy(pred: np.ndarray, y: np.ndarray) -> float:
@@ -189,12 +200,17 @@ def _widened(start: GaoNet, config: NetConfig, init: Path, log) -> GaoNet:
 def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -> dict:
     x, y, games = data[f"{task}_x"], data[f"{task}_y"].astype(np.int64), data[f"{task}_game"]
     mask = data["discard_mask"] if task == "discard" else None
-    values = data.get("discard_value") if task == "discard" and args.soft_targets else None
-    if values is not None:
+    teacher = task == "discard" and (args.soft_targets or args.regret_weight)
+    values = data.get("discard_value") if teacher else None
+    if values is not None and args.soft_targets:
         log(f"discard: soft targets (tau {args.soft_targets}, weight {args.soft_weight}) on "
             f"{int(soft_targets(values, args.soft_targets)[1].sum())} of {len(y)} samples")
+    if values is not None and args.regret_weight:
+        log(f"discard: the teacher's expected regret x {args.regret_weight} on "
+            f"{int(teacher_regret(values)[1].sum())} of {len(y)} samples; the best step is the "
+            "least held-out regret")
     config = net_config(task, args.model, fc300=not args.no_fc300, bn_axis=args.bn_axis,
-                        features=args.features)
+                        features=args.features, dropout=args.dropout)
     if args.threshold_only:
         return _threshold_only(task, x, y, games, config, args, device, log)
     if len(y) < 2:
@@ -210,11 +226,15 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
         start = load_checkpoint(init, task=task, device=device)
         if start.config.features != config.features and config.features:
             start = _widened(start, config, init, log)
-        # the act threshold is chosen anew after training: only the net's shape must match
-        if replace(start.config, threshold=config.threshold) != config:
+        # the act threshold is chosen anew after training, the dropout rate is training's
+        # own: only the net's shape must match
+        if replace(start.config, threshold=config.threshold, dropout=config.dropout) != config:
             raise MahjongError(f"{init}: its net config {start.config} differs from {config}")
         net = start
-        net.config = replace(net.config, threshold=config.threshold)
+        net.config = replace(net.config, threshold=config.threshold, dropout=config.dropout)
+        for layer in net.modules():
+            if isinstance(layer, nn.Dropout):
+                layer.p = config.dropout
         log(f"{task}: starting from {init}")
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     counts = np.bincount(y[tr], minlength=config.n_classes)
@@ -238,18 +258,28 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
         pred = predict(net, x[va], chans, device, None if mask is None else mask[va])
         val_acc = float((pred == y[va]).mean()) if len(va) else float("nan")
         val_bal = balanced_accuracy(pred, y[va]) if len(va) else float("nan")
+        val_regret = float("nan")
+        if values is not None and len(va):
+            regret, has = teacher_regret(values[va])
+            val_regret = float(regret[np.arange(len(va)), pred][has].mean()) if has.any() else float("nan")
         log(f"{task} epoch {epoch} step {total_steps}: loss {loss:.4f} train_acc {train_acc:.4f} "
-            f"val_acc {val_acc:.4f} val_balanced_acc {val_bal:.4f} (train {len(tr)}, held-out {len(va)})")
+            f"val_acc {val_acc:.4f} val_balanced_acc {val_bal:.4f}"
+            + (f" val_regret {val_regret:.5f}" if values is not None else "")
+            + f" (train {len(tr)}, held-out {len(va)})")
         # A class-weighted net is chosen by balanced accuracy, else plain accuracy would
-        # prefer the majority-class net the weighting is there to avoid.
+        # prefer the majority-class net the weighting is there to avoid; a regret-trained one
+        # by the teacher's value it keeps.
         score = val_bal if weighted else val_acc
+        if args.regret_weight and not np.isnan(val_regret):
+            score = -val_regret
         if np.isnan(score):
             score = train_acc
         if score > best["score"]:
             best = {"epoch": epoch, "step": total_steps, "score": score, "val_acc": val_acc,
-                    "val_balanced_acc": val_bal, "train_acc": train_acc}
+                    "val_balanced_acc": val_bal, "val_regret": val_regret, "train_acc": train_acc}
             meta = {"task": task, "epoch": epoch, "step": total_steps, "train_samples": int(len(tr)),
                     "heldout_samples": int(len(va)), "val_acc": val_acc, "val_balanced_acc": val_bal,
+                    "val_regret": val_regret,
                     "train_acc": train_acc, "records": args.records, "thesis_sampling": args.thesis_sampling,
                     "class_weight": args.class_weight if weighted else "none", "mask_loss": masked_loss,
                     "augment_suits": args.augment_suits}
@@ -282,8 +312,10 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
             if masked_loss:  # softmax over the legal discards only [deviation, --mask-loss]
                 logits = logits.masked_fill(~torch.from_numpy(legal).to(device), -1e4)
             loss = loss_fn(logits, yb)
-            if vb is not None:
+            if vb is not None and args.soft_targets:
                 loss = _with_soft_targets(loss, logits, vb, args.soft_targets, args.soft_weight, device)
+            if vb is not None and args.regret_weight:
+                loss = loss + args.regret_weight * _expected_regret(logits, vb, device)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -317,6 +349,17 @@ def _with_soft_targets(hard: torch.Tensor, logits: torch.Tensor, values: np.ndar
     soft = -(torch.from_numpy(target[has]).to(device) * logp).sum(dim=1).mean()
     share = float(has.mean())
     return (1.0 - weight * share) * hard + weight * share * soft
+
+
+def _expected_regret(logits: torch.Tensor, values: np.ndarray, device: str) -> torch.Tensor:
+    """The teacher's value the net's policy loses on average, ``sum_a pi(a) (max V - V(a))``,
+    over the batch (rows without the teacher's values count 0): a loss whose gradient on a
+    sample grows with what its mistakes cost, so the discards that matter weigh most. The
+    teacher values every legal kind, so ``logits`` must be masked to the legal ones
+    (``--mask-loss``), else an illegal kind would look as good as the best."""
+    regret, _ = teacher_regret(values)
+    probs = torch.softmax(logits, dim=1)
+    return (probs * torch.from_numpy(regret).to(device)).sum(dim=1).mean()
 
 
 def _threshold_only(task: str, x, y, games, config: NetConfig, args, device: str, log) -> dict:
@@ -398,6 +441,13 @@ def main(argv: list[str] | None = None) -> int:
                          "discard_value) as softmax(value / TAU) targets, TAU in rank units (0 = off)")
     ap.add_argument("--soft-weight", type=float, default=0.5,
                     help="the soft targets' share of the discard loss where a sample has them")
+    ap.add_argument("--dropout", type=float, default=0.5,
+                    help="dropout rate while training (paper: 0.5; no effect on play); with --init "
+                         "the started nets train at this rate")
+    ap.add_argument("--regret-weight", type=float, default=0.0, metavar="W",
+                    help="discard net: add W x the teacher's expected regret of the net's policy "
+                         "(player.relabel's discard_value; ranks lost against its best discard) to the "
+                         "loss, and keep the step of least held-out regret (0 = off)")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
     ap.add_argument("--threshold-rule", default="rate", choices=THRESHOLD_RULES,
                     help="how the pon / chi / riichi act threshold is chosen on the held-out games "
@@ -425,6 +475,8 @@ def _run(args) -> int:
     bad = [t for t in tasks if t not in TASKS]
     if bad:
         raise MahjongError(f"unknown task(s) {bad}; known: {', '.join(TASKS)}")
+    if args.regret_weight and not args.mask_loss:
+        raise MahjongError("--regret-weight needs --mask-loss (the teacher values the legal discards only)")
     paths = iter_record_files(args.records if "," not in args.records else args.records.split(","))
     paths, held = split_heldout(paths)
     if not paths:

@@ -357,11 +357,12 @@ def test_widened_net_reads_the_new_planes_at_weight_zero(tmp_path, capsys):
     out = tmp_path / "run"
     proc = run_module("cnn.train_bot", "--records", str(game), "--features", "3",
                       "--init", str(tmp_path / "m2"), "--out", str(out), "--epochs", "1", "--max-steps", "3",
-                      "--tasks", "discard", "--quiet", capsys=capsys)
+                      "--tasks", "discard", "--quiet", "--dropout", "0.1", capsys=capsys)
     assert proc.returncode == 0, proc.stderr
     assert "widened from feature set 2 to 3 (the 6 new planes start at weight 0)" in proc.stdout
     trained = load_checkpoint(out / "discard.pt")
     assert trained.config.features == 3
+    assert trained.config.dropout == 0.1 and narrow.config.dropout == 0.5  # training's rate, not the start's
     assert trained.state_dict()["layers.0.weight"][:, narrow.config.in_planes:].abs().sum() > 0
 
 

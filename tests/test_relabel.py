@@ -128,3 +128,74 @@ def test_train_bot_learns_the_teachers_values(game_file, tmp_path, capsys):
                        "--soft-targets", "0.003", "--augment-suits"]) == 0
     n_all = len(build_dataset([game_file], progress=False)["discard_y"]) + len(read_npz(rl)["discard_y"])
     assert f"soft targets (tau 0.003, weight 0.5) on {n_soft} of {n_all} samples" in capsys.readouterr().out
+
+
+def _random_values(seed: int, rows: int = 50) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    values = np.full((rows, 34), np.nan, np.float32)
+    for row in values:
+        kinds = rng.choice(34, size=rng.integers(0, 8), replace=False)
+        row[kinds] = -2.5 + rng.normal(0, 0.01, len(kinds))
+    return values
+
+
+def test_teacher_regret_is_what_each_kind_loses_against_the_best():
+    from cnn.train_bot import teacher_regret
+
+    values = _random_values(1)
+    regret, has = teacher_regret(values)
+    for row, r, h in zip(values, regret, has):
+        kinds = np.flatnonzero(np.isfinite(row))
+        assert h == (len(kinds) >= 2)
+        want = np.zeros(34, np.float32)
+        if h:
+            want[kinds] = max(row[kinds]) - row[kinds]
+        np.testing.assert_allclose(r, want, atol=1e-7)
+
+
+def test_descending_the_expected_regret_moves_the_policy_to_the_teachers_best():
+    import torch
+
+    from cnn.train_bot import _expected_regret
+
+    values = _random_values(2)
+    has = np.isfinite(values).sum(axis=1) >= 2
+    legal = torch.from_numpy(np.isfinite(values))  # as train_bot's --mask-loss: the teacher values every legal kind
+    logits = torch.zeros(values.shape, requires_grad=True)
+    opt = torch.optim.SGD([logits], lr=1e5)  # regrets are ~1e-2 rank
+
+    def loss() -> torch.Tensor:
+        return _expected_regret(logits.masked_fill(~legal, -1e4), values, "cpu")
+
+    start = float(loss().detach())
+    for _ in range(300):
+        opt.zero_grad()
+        now = loss()
+        now.backward()
+        opt.step()
+    assert float(now.detach()) < 0.05 * start
+    best = np.nanargmax(np.where(has[:, None], values, 0.0), axis=1)
+    assert (logits.detach().masked_fill(~legal, -1e4).numpy().argmax(axis=1)[has] == best[has]).all()
+
+
+def test_train_bot_keeps_the_step_of_least_heldout_regret(game_file, tmp_path, capsys):
+    from cnn.train_bot import main as train_main
+    from cnn.train_bot import split_games
+
+    rl = tmp_path / "rl.npz"
+    assert main(["--records", str(game_file), "--seats", "efficiency", "--teacher", "mdp", "--out", str(rl)]) == 0
+    capsys.readouterr()
+    # game 0 the record's own samples (no values), game 1 the teacher's: hold out the teacher's
+    split = next(s for s in range(50) if split_games(np.array([0, 1]), 0.5, s).tolist() == [False, True])
+    assert train_main(["--records", str(game_file), "--model", "m56", "--out", str(tmp_path / "run"), "--epochs", "1",
+                       "--max-steps", "3", "--batch", "16", "--tasks", "discard", "--quiet", "--extra-dataset", str(rl),
+                       "--regret-weight", "100", "--holdout", "0.5", "--split-seed", str(split), "--eval-every", "1",
+                       "--mask-loss", "--lr", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "the teacher's expected regret x 100.0" in out
+    logged = [float(line.split("val_regret ")[1].split()[0]) for line in out.splitlines() if "val_regret" in line]
+    best = json.loads((tmp_path / "run" / "summary.json").read_text())[0]["best"]
+    assert len(logged) == 3 and not np.isnan(logged).any() and best["val_regret"] == pytest.approx(min(logged), abs=5e-6)
+    assert train_main(["--records", str(game_file), "--out", str(tmp_path / "run2"), "--tasks", "discard",
+                       "--extra-dataset", str(rl), "--regret-weight", "100"]) == 2
+    assert "--mask-loss" in capsys.readouterr().err
