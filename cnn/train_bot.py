@@ -128,6 +128,22 @@ def act_probability(net: GaoNet, x: np.ndarray, chans: list[int], device: str,
     return np.concatenate(out) if out else np.zeros(0)
 
 
+def heldout_scores(net: GaoNet, x: np.ndarray, y: np.ndarray, chans: list[int], device: str,
+                   mask: np.ndarray | None = None,
+                   values: np.ndarray | None = None) -> tuple[float, float, float]:
+    """(top-1 accuracy, balanced accuracy, the teacher's mean regret of the net's top-1 over
+    the samples it values; NaN where there is nothing to score)."""
+    if len(y) == 0:
+        return float("nan"), float("nan"), float("nan")
+    pred = predict(net, x, chans, device, mask)
+    val_regret = float("nan")
+    if values is not None:
+        regret, has = teacher_regret(values)
+        if has.any():
+            val_regret = float(regret[np.arange(len(y)), pred][has].mean())
+    return float((pred == y).mean()), balanced_accuracy(pred, y), val_regret
+
+
 THRESHOLD_RULES = ("rate", "accuracy")
 
 
@@ -200,7 +216,7 @@ def _widened(start: GaoNet, config: NetConfig, init: Path, log) -> GaoNet:
 def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -> dict:
     x, y, games = data[f"{task}_x"], data[f"{task}_y"].astype(np.int64), data[f"{task}_game"]
     mask = data["discard_mask"] if task == "discard" else None
-    teacher = task == "discard" and (args.soft_targets or args.regret_weight)
+    teacher = task == "discard" and (args.soft_targets or args.regret_weight or args.score_only)
     values = data.get("discard_value") if teacher else None
     if values is not None and args.soft_targets:
         log(f"discard: soft targets (tau {args.soft_targets}, weight {args.soft_weight}) on "
@@ -236,6 +252,8 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
             if isinstance(layer, nn.Dropout):
                 layer.p = config.dropout
         log(f"{task}: starting from {init}")
+    if args.score_only:
+        return _score_only(task, net, x, y, va, chans, device, mask, values, init, log)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     counts = np.bincount(y[tr], minlength=config.n_classes)
     weighted = args.class_weight == "inverse" and task != "discard"
@@ -255,13 +273,9 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
         nonlocal best
         if args.bn_recalibrate:
             recalibrate_bn(net, x, tr, chans, device, args.bn_recalibrate, args.batch, args.seed + total_steps)
-        pred = predict(net, x[va], chans, device, None if mask is None else mask[va])
-        val_acc = float((pred == y[va]).mean()) if len(va) else float("nan")
-        val_bal = balanced_accuracy(pred, y[va]) if len(va) else float("nan")
-        val_regret = float("nan")
-        if values is not None and len(va):
-            regret, has = teacher_regret(values[va])
-            val_regret = float(regret[np.arange(len(va)), pred][has].mean()) if has.any() else float("nan")
+        val_acc, val_bal, val_regret = heldout_scores(net, x[va], y[va], chans, device,
+                                                      None if mask is None else mask[va],
+                                                      None if values is None else values[va])
         log(f"{task} epoch {epoch} step {total_steps}: loss {loss:.4f} train_acc {train_acc:.4f} "
             f"val_acc {val_acc:.4f} val_balanced_acc {val_bal:.4f}"
             + (f" val_regret {val_regret:.5f}" if values is not None else "")
@@ -362,6 +376,19 @@ def _expected_regret(logits: torch.Tensor, values: np.ndarray, device: str) -> t
     return (probs * torch.from_numpy(regret).to(device)).sum(dim=1).mean()
 
 
+def _score_only(task: str, net: GaoNet, x, y, va, chans, device: str, mask, values, init, log) -> dict:
+    """The held-out scores of the ``--init`` net as it is, nothing trained or written."""
+    if init is None or not init.exists():
+        raise MahjongError(f"--score-only needs a {task} net in --init (none at {init})")
+    acc, bal, regret = heldout_scores(net, x[va], y[va], chans, device,
+                                      None if mask is None else mask[va],
+                                      None if values is None else values[va])
+    log(f"{task} {init}: val_acc {acc:.4f} val_balanced_acc {bal:.4f}"
+        + (f" val_regret {regret:.5f}" if values is not None else "") + f" (held-out {len(va)})")
+    return {"task": task, "init": str(init), "val_acc": acc, "val_balanced_acc": bal,
+            "val_regret": regret, "heldout_samples": int(len(va)), "trained": False}
+
+
 def _threshold_only(task: str, x, y, games, config: NetConfig, args, device: str, log) -> dict:
     """Re-choose the threshold of ``OUT/<task>.pt`` on the same held-out games, no training."""
     out = Path(args.out) / f"{task}.pt"
@@ -452,6 +479,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threshold-rule", default="rate", choices=THRESHOLD_RULES,
                     help="how the pon / chi / riichi act threshold is chosen on the held-out games "
                          "(default: the records' act rate)")
+    ap.add_argument("--score-only", action="store_true",
+                    help="no training: print the --init nets' held-out scores on this split (accuracy; "
+                         "for the discard net the teacher's regret where the datasets have its values)")
     ap.add_argument("--threshold-only", action="store_true",
                     help="no training: re-choose the threshold of the nets already in --out")
     ap.add_argument("--players", default=None,
@@ -487,12 +517,14 @@ def _run(args) -> int:
         torch.set_num_threads(args.threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    log_file = (out / "train_log.txt").open("a")
+    # a score-only run keeps no log or summary: --out may be the folder of the nets it scores
+    log_file = None if args.score_only else (out / "train_log.txt").open("a")
 
     def log(line: str) -> None:
         print(line, flush=True)
-        log_file.write(line + "\n")
-        log_file.flush()
+        if log_file is not None:
+            log_file.write(line + "\n")
+            log_file.flush()
 
     t0 = time.time()
     cache = Path(args.dataset) if args.dataset else out / "dataset.npz"
@@ -510,6 +542,9 @@ def _run(args) -> int:
     log(f"dataset {cache}: {len(paths)} files, samples {counts} ({time.time() - t0:.1f}s), device {device}"
         + (f"; {len(held)} held-out phoenix files left out (cnn.splits)" if held else ""))
     summary = [train_task(t, data, args, device, log) for t in tasks]
+    if log_file is None:
+        print(json.dumps(summary, indent=1))
+        return 0
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     log_file.close()
     return 0

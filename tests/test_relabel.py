@@ -196,6 +196,15 @@ def test_train_bot_keeps_the_step_of_least_heldout_regret(game_file, tmp_path, c
     logged = [float(line.split("val_regret ")[1].split()[0]) for line in out.splitlines() if "val_regret" in line]
     best = json.loads((tmp_path / "run" / "summary.json").read_text())[0]["best"]
     assert len(logged) == 3 and not np.isnan(logged).any() and best["val_regret"] == pytest.approx(min(logged), abs=5e-6)
+    # --score-only: the kept net scored again on the same split, nothing written beside it
+    before = sorted(p.name for p in (tmp_path / "run").iterdir())
+    assert train_main(["--records", str(game_file), "--model", "m56", "--out", str(tmp_path / "run"), "--tasks",
+                       "discard", "--quiet", "--extra-dataset", str(rl), "--holdout", "0.5", "--split-seed", str(split),
+                       "--init", str(tmp_path / "run"), "--score-only"]) == 0
+    scored = json.loads("[\n" + capsys.readouterr().out.split("\n[\n", 1)[1])[0]  # the summary after the log
+    assert scored["val_regret"] == pytest.approx(best["val_regret"], abs=1e-9)
+    assert scored["val_acc"] == pytest.approx(best["val_acc"], abs=1e-9)
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == before
     assert train_main(["--records", str(game_file), "--out", str(tmp_path / "run2"), "--tasks", "discard",
                        "--extra-dataset", str(rl), "--regret-weight", "100"]) == 2
     assert "--mask-loss" in capsys.readouterr().err
