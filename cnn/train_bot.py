@@ -5,8 +5,9 @@
 Adam (lr 1e-3), batch 256, dropout 0.5, categorical cross-entropy, as the paper. The dataset
 is built once into ``OUT/dataset.npz`` (bit-packed planes) and reused while the record files
 stay the same. A held-out share of the *games* measures accuracy after every epoch; the
-epoch with the best held-out accuracy is kept as ``OUT/<task>.pt`` (a self-describing
-checkpoint: config + state dict; ``--half`` stores float16 as the shipped weights).
+epoch with the best held-out accuracy (with ``--regret-weight``: the least regret in the
+teacher's values) is kept as ``OUT/<task>.pt`` (a self-describing checkpoint: config + state
+dict; ``--half`` stores float16 as the shipped weights).
 """
 from __future__ import annotations
 
@@ -377,7 +378,7 @@ def _expected_regret(logits: torch.Tensor, values: np.ndarray, device: str) -> t
 
 
 def _score_only(task: str, net: GaoNet, x, y, va, chans, device: str, mask, values, init, log) -> dict:
-    """The held-out scores of the ``--init`` net as it is, nothing trained or written."""
+    """The held-out scores of the ``--init`` net as it is: nothing trained, no log or summary."""
     if init is None or not init.exists():
         raise MahjongError(f"--score-only needs a {task} net in --init (none at {init})")
     acc, bal, regret = heldout_scores(net, x[va], y[va], chans, device,
