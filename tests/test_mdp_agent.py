@@ -500,12 +500,15 @@ def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
 
 def test_far_by_cnn_takes_cnn_bots_discard_out_of_the_mdps_range(est):
     """With ``far_by=cnn``, a hand of 4 or more shanten discards the tile cnn-bot (its own
-    agent, fed the same events) takes among the legal discards, where the efficiency agent
-    would discard; its other moves stay the efficiency agent's, and the near-tie rule is off
-    with ``tie=0``."""
+    agent, fed the same events, with the player's discard net :data:`TIE_NET`) takes among the
+    legal discards, where the efficiency agent would discard; its other moves stay the
+    efficiency agent's, and the near-tie rule is off with ``tie=0``."""
+    from cnn.policy import load_nets
     from player.agents.cnn_bot import CnnBot
+    from player.agents.mdp import TIE_NET
 
     agent, bot = MdpAgent(estimators=est, hanchan=True, tie=0, far_by="cnn"), CnnBot()
+    bot.policy.nets["discard"] = load_nets(TIE_NET, tasks=("discard",))["discard"]
     eff, plain = EfficiencyAgent(), MdpAgent(estimators=est, hanchan=True, tie=0)
     far, differ = 0, 0
     for d in replay_seat(0, agent, bot, eff, plain):
