@@ -101,11 +101,7 @@ def test_a_teacher_without_values_leaves_them_unknown(game_file, tmp_path):
 def test_soft_targets_are_the_softmax_of_the_valued_kinds():
     from cnn.train_bot import soft_targets
 
-    rng = np.random.default_rng(0)
-    values = np.full((50, 34), np.nan, np.float32)
-    for row in values:
-        kinds = rng.choice(34, size=rng.integers(0, 8), replace=False)
-        row[kinds] = -2.5 + rng.normal(0, 0.01, len(kinds))
+    values = _random_values(0)
     p, has = soft_targets(values, 0.003)
     n_valued = np.isfinite(values).sum(axis=1)
     assert (has == (n_valued >= 2)).all() and not p[~has].any()
