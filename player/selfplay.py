@@ -22,6 +22,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -146,12 +147,22 @@ def _local_imap(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int) 
         _init_worker()
         yield from map(func, tasks)
         return
-    with mp.get_context().Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
+    # concurrent.futures, not multiprocessing.Pool: Pool.terminate() after a worker's error can
+    # hang for good (CPython gh-96995; seen here in CI), where the executor lets the running
+    # tasks end and stops the idle workers. A few tasks queued a worker keep memory flat.
+    n = min(workers, len(tasks))
+    todo = iter(tasks)
+    with ProcessPoolExecutor(n, mp_context=mp.get_context(), initializer=_init_worker) as pool:
+        pending = {pool.submit(func, task) for task in itertools.islice(todo, 2 * n)}
         try:
-            yield from pool.imap_unordered(func, tasks)
-        except BaseException:
-            pool.terminate()
-            raise
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                pending |= {pool.submit(func, task) for task in itertools.islice(todo, len(done))}
+                for future in done:
+                    yield future.result()
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 def _progress(results: Iterator[Any], desc: str, total: int, initial: int, unit: str) -> Iterator[Any]:

@@ -1,6 +1,9 @@
 """Self-play (player/selfplay.py): one readable gzip mjai log per game, resumable."""
 from __future__ import annotations
 
+import os
+
+import pytest
 
 from game.records import read_events
 from game.match import ranks_from_scores
@@ -80,3 +83,27 @@ def test_a_run_without_a_terminal_logs_plain_progress_lines(tmp_path, capsys, mo
     monkeypatch.setattr(selfplay, "LOG_EVERY_S", 3600.0)
     assert selfplay.main(["--agent", "random", "--games", "2", "--out", str(tmp_path / "sp"), "--workers", "1"]) == 0
     assert "games," not in capsys.readouterr().err
+
+
+def _square_or_fail(x: int) -> int:
+    if x == 7:
+        raise ValueError("task 7 fails")
+    if x == 9:
+        os._exit(3)  # a worker killed (out of memory, a signal)
+    return x * x
+
+
+def test_the_pool_returns_every_result_and_stops_on_a_worker_error():
+    # Every result once, in any order; a task's error reaches the caller with the queued
+    # tasks cancelled, and a worker that dies is an error too, never a hang (multiprocessing.
+    # Pool's terminate can block for good after a worker error, CPython gh-96995).
+    from concurrent.futures.process import BrokenProcessPool
+
+    from player.selfplay import run_pool
+
+    tasks = [x for x in range(40) if x not in (7, 9)]
+    assert sorted(run_pool(_square_or_fail, tasks, 2, desc="t")) == [x * x for x in tasks]
+    with pytest.raises(ValueError, match="task 7 fails"):
+        list(run_pool(_square_or_fail, list(range(200)), 2, desc="t"))
+    with pytest.raises(BrokenProcessPool):
+        list(run_pool(_square_or_fail, [9, *range(10, 200)], 2, desc="t"))
