@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import time
 from dataclasses import replace
@@ -289,17 +290,32 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
             score = -val_regret
         if np.isnan(score):
             score = train_acc
+        meta = {"task": task, "epoch": epoch, "step": total_steps, "train_samples": int(len(tr)),
+                "heldout_samples": int(len(va)), "val_acc": val_acc, "val_balanced_acc": val_bal,
+                "val_regret": val_regret,
+                "train_acc": train_acc, "records": args.records, "thesis_sampling": args.thesis_sampling,
+                "class_weight": args.class_weight if weighted else "none", "mask_loss": masked_loss,
+                "augment_suits": args.augment_suits}
         if score > best["score"]:
             best = {"epoch": epoch, "step": total_steps, "score": score, "val_acc": val_acc,
                     "val_balanced_acc": val_bal, "val_regret": val_regret, "train_acc": train_acc}
-            meta = {"task": task, "epoch": epoch, "step": total_steps, "train_samples": int(len(tr)),
-                    "heldout_samples": int(len(va)), "val_acc": val_acc, "val_balanced_acc": val_bal,
-                    "val_regret": val_regret,
-                    "train_acc": train_acc, "records": args.records, "thesis_sampling": args.thesis_sampling,
-                    "class_weight": args.class_weight if weighted else "none", "mask_loss": masked_loss,
-                    "augment_suits": args.augment_suits}
             save_checkpoint(net, out, meta=meta, half=args.half)
+        if args.keep_steps:
+            keep_step(net, meta)
         net.train()
+
+    def keep_step(net_now: nn.Module, meta: dict) -> None:
+        """``--keep-steps``: the four nets at this step, the other three ``--init``'s, as
+        ``OUT/ckpt/uNNNN`` (the folder ``player.reinforce --curve`` plays)."""
+        folder = Path(args.out) / "ckpt" / f"u{total_steps:04d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for other in TASKS:
+            if other != task:
+                shutil.copyfile(Path(args.init) / f"{other}.pt", folder / f"{other}.pt")
+        save_checkpoint(net_now, folder / f"{task}.pt", meta=meta, half=args.half)
+
+    if args.keep_steps:
+        keep_step(net, {"task": task, "step": 0, "init": str(init)})
 
     for epoch in range(1, args.epochs + 1):
         net.train()
@@ -458,6 +474,10 @@ def main(argv: list[str] | None = None) -> int:
                          "then chosen by balanced accuracy")
     ap.add_argument("--eval-every", type=int, default=0,
                     help="also score the held-out games every N steps and keep the best (0 = per epoch)")
+    ap.add_argument("--keep-steps", action="store_true",
+                    help="one task started from --init: also keep the four nets at every held-out score "
+                         "(and at the start) as OUT/ckpt/uNNNN, NNNN the step, for a learning curve "
+                         "(python -m player.reinforce --out OUT --curve)")
     ap.add_argument("--bn-recalibrate", type=int, default=0, metavar="BATCHES",
                     help="before each held-out score, re-estimate the batch-norm statistics on this "
                          "many training batches (short runs: Keras' slow momentum leaves them unset)")
@@ -506,6 +526,12 @@ def _run(args) -> int:
     bad = [t for t in tasks if t not in TASKS]
     if bad:
         raise MahjongError(f"unknown task(s) {bad}; known: {', '.join(TASKS)}")
+    if args.keep_steps:
+        if len(tasks) != 1 or not args.init:
+            raise MahjongError("--keep-steps needs one task and --init (the other three nets of each step are --init's)")
+        missing = [f"{t}.pt" for t in TASKS if not (Path(args.init) / f"{t}.pt").is_file()]
+        if missing:
+            raise MahjongError(f"--keep-steps: {args.init} lacks {', '.join(missing)}")
     if args.regret_weight and not args.mask_loss:
         raise MahjongError("--regret-weight needs --mask-loss (the teacher values the legal discards only)")
     paths = iter_record_files(args.records if "," not in args.records else args.records.split(","))

@@ -277,7 +277,7 @@ def _plot_curve(rows: list[dict], path: Path, vs: str) -> None:
     se = np.array([np.nan if r["se"] is None else r["se"] for r in rows])
     ax.errorbar(u, m, yerr=se, marker="o", capsize=3)
     ax.axhline(2.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("policy-gradient update")
+    ax.set_xlabel("checkpoint (update, or training step)")
     ax.set_ylabel(f"mean rank vs 3 {vs} (+- SE)")
     ax.invert_yaxis()
     ax.set_title(f"cnn-bot fine-tuning, {rows[0]['games'] if rows else 0} games a checkpoint")

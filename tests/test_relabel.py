@@ -204,3 +204,46 @@ def test_train_bot_keeps_the_step_of_least_heldout_regret(game_file, tmp_path, c
     assert train_main(["--records", str(game_file), "--out", str(tmp_path / "run2"), "--tasks", "discard",
                        "--extra-dataset", str(rl), "--regret-weight", "100"]) == 2
     assert "--mask-loss" in capsys.readouterr().err
+
+
+def test_keep_steps_writes_the_four_nets_of_every_scored_step(game_file, tmp_path, capsys):
+    import shutil
+
+    import torch
+
+    from cnn.nets import load_checkpoint
+    from cnn.train_bot import main as train_main
+
+    common = ["--records", str(game_file), "--model", "m56", "--tasks", "discard", "--quiet", "--batch", "16",
+              "--epochs", "1", "--holdout", "0.5", "--mask-loss", "--lr", "0.01"]
+    start = tmp_path / "start"
+    assert train_main([*common, "--out", str(start), "--max-steps", "1"]) == 0
+    for task in ("pon", "chi", "riichi"):  # only copied by --keep-steps: any net of the task will do
+        shutil.copyfile(f"cnn/models/{task}.pt", start / f"{task}.pt")
+    run = tmp_path / "run"
+    assert train_main([*common, "--out", str(run), "--max-steps", "3", "--eval-every", "1", "--init", str(start),
+                       "--keep-steps"]) == 0
+    ckpts = sorted(p.name for p in (run / "ckpt").iterdir())
+    assert ckpts == ["u0000", "u0001", "u0002", "u0003"]
+    weights = {}
+    for name in ckpts:
+        folder = run / "ckpt" / name
+        assert sorted(p.name for p in folder.iterdir()) == ["chi.pt", "discard.pt", "pon.pt", "riichi.pt"]
+        for task in ("pon", "chi", "riichi"):
+            assert (folder / f"{task}.pt").read_bytes() == (start / f"{task}.pt").read_bytes()
+        weights[name] = torch.cat([v.flatten().float() for v in load_checkpoint(folder / "discard.pt").state_dict().values()])
+
+    def same(a: torch.Tensor, b: torch.Tensor) -> bool:
+        return bool(torch.equal(a, b))
+
+    start_w = torch.cat([v.flatten().float() for v in load_checkpoint(start / "discard.pt").state_dict().values()])
+    assert same(weights["u0000"], start_w) and not same(weights["u0001"], start_w)
+    assert not same(weights["u0001"], weights["u0002"]) and not same(weights["u0002"], weights["u0003"])
+    best = json.loads((run / "summary.json").read_text())[0]["best"]["step"]
+    kept = torch.cat([v.flatten().float() for v in load_checkpoint(run / "discard.pt").state_dict().values()])
+    assert same(weights[f"u{best:04d}"], kept)
+    capsys.readouterr()
+    assert train_main([*common, "--out", str(tmp_path / "x"), "--keep-steps"]) == 2
+    assert "--init" in capsys.readouterr().err
+    assert train_main([*common, "--out", str(tmp_path / "y"), "--keep-steps", "--init", str(run / "ckpt")]) == 2
+    assert "lacks discard.pt, pon.pt, chi.pt, riichi.pt" in capsys.readouterr().err
