@@ -246,13 +246,14 @@ def train(args) -> None:
 
 
 def learning_curve(out: Path, vs: str, games: int, seed: int, workers: int | None, every: int = 1) -> list[dict]:
-    """Every checkpoint (each ``every``-th update's) against three ``vs`` on the same walls;
-    ``curve.png`` and the rows."""
+    """Every checkpoint (each ``every``-th update's, and the last) against three ``vs`` on the
+    same walls; ``curve.png`` and the rows."""
     from player.evaluate import evaluate
 
     rows = []
-    for ckpt in sorted((out / "ckpt").glob("u[0-9][0-9][0-9][0-9]")):
-        if int(ckpt.name[1:]) % every:
+    ckpts = sorted((out / "ckpt").glob("u[0-9][0-9][0-9][0-9]"))
+    for ckpt in ckpts:
+        if int(ckpt.name[1:]) % every and ckpt != ckpts[-1]:
             continue
         summary = evaluate(f"cnn-bot:models_dir={ckpt}", vs, games, out / "curve" / ckpt.name,
                            seed=seed, workers=workers, resume=True)
@@ -309,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="instead of training: evaluate every checkpoint against --vs, plot curve.png")
     ap.add_argument("--vs", default="efficiency", help="fixed opponent of --curve")
     ap.add_argument("--every", type=int, default=1,
-                    help="with --curve: only the checkpoints of every EVERY-th update (default: all)")
+                    help="with --curve: only the checkpoints of every EVERY-th update and the last (default: all)")
     args = ap.parse_args(argv)
     check_seed(args.seed)
     if args.games < 4 or args.games % 4:

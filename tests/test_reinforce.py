@@ -78,6 +78,8 @@ def test_a_tiny_run_updates_the_net_resumes_and_plots_its_curve(tmp_path, capsys
     assert (out / "curve.png").stat().st_size > 1000
     assert main(["--out", str(out), "--curve", "--games", "4", "--workers", "1", "--vs", "random", "--every", "2"]) == 0
     assert [r["update"] for r in json.loads((out / "curve.json").read_text())] == [0, 2]
+    assert main(["--out", str(out), "--curve", "--games", "4", "--workers", "1", "--vs", "random", "--every", "3"]) == 0
+    assert [r["update"] for r in json.loads((out / "curve.json").read_text())] == [0, 2]  # the last one too
 
 
 def test_a_run_paid_by_the_hand_records_its_reward_and_moves_the_net(tmp_path):
