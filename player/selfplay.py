@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -148,21 +149,22 @@ def _local_imap(func: Callable[[Any], Any], tasks: Sequence[Any], workers: int) 
         yield from map(func, tasks)
         return
     # concurrent.futures, not multiprocessing.Pool: Pool.terminate() after a worker's error can
-    # hang for good (CPython gh-96995; seen here in CI), where the executor lets the running
-    # tasks end and stops the idle workers. A few tasks queued a worker keep memory flat.
-    n = min(workers, len(tasks))
+    # hang for good (CPython gh-96995; seen here in CI), and a worker that dies hangs a Pool.
+    # One task a worker at a time: after an error, Ctrl-C or an early close, the pool waits
+    # only for the tasks already running, and no queued one starts.
     todo = iter(tasks)
-    with ProcessPoolExecutor(n, mp_context=mp.get_context(), initializer=_init_worker) as pool:
-        pending = {pool.submit(func, task) for task in itertools.islice(todo, 2 * n)}
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                pending |= {pool.submit(func, task) for task in itertools.islice(todo, len(done))}
-                for future in done:
+    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=mp.get_context(),
+                             initializer=_init_worker) as pool:
+        pending = {pool.submit(func, task) for task in itertools.islice(todo, workers)}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            failed = [f for f in done if f.exception() is not None]
+            for future in done:
+                if future.exception() is None:
                     yield future.result()
-        finally:
-            for future in pending:
-                future.cancel()
+            if failed:  # a task's own error before the broken pool it may have caused
+                min(failed, key=lambda f: isinstance(f.exception(), BrokenProcessPool)).result()
+            pending |= {pool.submit(func, task) for task in itertools.islice(todo, len(done))}
 
 
 def _progress(results: Iterator[Any], desc: str, total: int, initial: int, unit: str) -> Iterator[Any]:
