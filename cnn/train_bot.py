@@ -368,6 +368,21 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
             "best": best, "path": str(out)}
 
 
+def _check_keep_steps(args, tasks: list[str]) -> None:
+    """``--keep-steps`` trains the discard net from ``--init``'s four (a call or riichi net's
+    threshold is chosen after training, so its steps would play at the default) into an
+    ``OUT/ckpt`` of its own."""
+    if tasks != ["discard"] or not args.init or args.score_only or args.threshold_only:
+        raise MahjongError("--keep-steps trains --tasks discard from --init (the other three nets of each "
+                           "step are --init's), not with --score-only or --threshold-only")
+    missing = [f"{t}.pt" for t in TASKS if not (Path(args.init) / f"{t}.pt").is_file()]
+    if missing:
+        raise MahjongError(f"--keep-steps: {args.init} lacks {', '.join(missing)}")
+    ckpt = Path(args.out) / "ckpt"
+    if ckpt.is_dir() and any(ckpt.iterdir()):
+        raise MahjongError(f"--keep-steps: {ckpt} holds an earlier run's checkpoints; choose another --out")
+
+
 def _with_soft_targets(hard: torch.Tensor, logits: torch.Tensor, values: np.ndarray, tau: float,
                        weight: float, device: str) -> torch.Tensor:
     """``(1 - weight)`` x the hard label's cross-entropy + ``weight`` x the cross-entropy
@@ -475,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eval-every", type=int, default=0,
                     help="also score the held-out games every N steps and keep the best (0 = per epoch)")
     ap.add_argument("--keep-steps", action="store_true",
-                    help="one task started from --init: also keep the four nets at every held-out score "
+                    help="the discard net started from --init: also keep the four nets at every held-out score "
                          "(and at the start) as OUT/ckpt/uNNNN, NNNN the step, for a learning curve "
                          "(python -m player.reinforce --out OUT --curve)")
     ap.add_argument("--bn-recalibrate", type=int, default=0, metavar="BATCHES",
@@ -527,11 +542,7 @@ def _run(args) -> int:
     if bad:
         raise MahjongError(f"unknown task(s) {bad}; known: {', '.join(TASKS)}")
     if args.keep_steps:
-        if len(tasks) != 1 or not args.init:
-            raise MahjongError("--keep-steps needs one task and --init (the other three nets of each step are --init's)")
-        missing = [f"{t}.pt" for t in TASKS if not (Path(args.init) / f"{t}.pt").is_file()]
-        if missing:
-            raise MahjongError(f"--keep-steps: {args.init} lacks {', '.join(missing)}")
+        _check_keep_steps(args, tasks)
     if args.regret_weight and not args.mask_loss:
         raise MahjongError("--regret-weight needs --mask-loss (the teacher values the legal discards only)")
     paths = iter_record_files(args.records if "," not in args.records else args.records.split(","))

@@ -251,7 +251,7 @@ def learning_curve(out: Path, vs: str, games: int, seed: int, workers: int | Non
     from player.evaluate import evaluate
 
     rows = []
-    ckpts = sorted((out / "ckpt").glob("u[0-9][0-9][0-9][0-9]"))
+    ckpts = sorted((p for p in (out / "ckpt").glob("u*") if p.name[1:].isdigit()), key=lambda p: int(p.name[1:]))
     for ckpt in ckpts:
         if int(ckpt.name[1:]) % every and ckpt != ckpts[-1]:
             continue

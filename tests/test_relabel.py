@@ -8,6 +8,7 @@ same seats); another teacher keeps the planes and answers with its own legal cho
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -219,7 +220,7 @@ def test_keep_steps_writes_the_four_nets_of_every_scored_step(game_file, tmp_pat
     start = tmp_path / "start"
     assert train_main([*common, "--out", str(start), "--max-steps", "1"]) == 0
     for task in ("pon", "chi", "riichi"):  # only copied by --keep-steps: any net of the task will do
-        shutil.copyfile(f"cnn/models/{task}.pt", start / f"{task}.pt")
+        shutil.copyfile(Path(__file__).resolve().parents[1] / "cnn" / "models" / f"{task}.pt", start / f"{task}.pt")
     run = tmp_path / "run"
     assert train_main([*common, "--out", str(run), "--max-steps", "3", "--eval-every", "1", "--init", str(start),
                        "--keep-steps"]) == 0
@@ -247,3 +248,7 @@ def test_keep_steps_writes_the_four_nets_of_every_scored_step(game_file, tmp_pat
     assert "--init" in capsys.readouterr().err
     assert train_main([*common, "--out", str(tmp_path / "y"), "--keep-steps", "--init", str(run / "ckpt")]) == 2
     assert "lacks discard.pt, pon.pt, chi.pt, riichi.pt" in capsys.readouterr().err
+    assert train_main([*common, "--out", str(run), "--keep-steps", "--init", str(start)]) == 2  # its ckpt/ kept
+    assert "earlier run's checkpoints" in capsys.readouterr().err
+    assert sorted(p.name for p in (run / "ckpt").iterdir()) == ckpts
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
