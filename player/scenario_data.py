@@ -91,6 +91,10 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[tuple[np.ndarray, 
     return rows
 
 
+def _numbered_rows(task: tuple[int, tuple[str, str, str | None, int]]) -> tuple[int, list]:
+    return task[0], file_rows(task[1])
+
+
 def build(paths: list[str], agent: str = "mdp", *, name: str | None = None, every: int = 1,
           workers: int = 1) -> dict[str, np.ndarray]:
     """The arrays of every record's rows; ``game`` numbers the records in ``paths`` order."""
@@ -99,10 +103,11 @@ def build(paths: list[str], agent: str = "mdp", *, name: str | None = None, ever
 
     if every < 1:
         raise MahjongError(f"--every must be >= 1, got {every}")
-    tasks = [(str(p), agent, name, every) for p in paths]
+    tasks = [(i, (str(p), agent, name, every)) for i, p in enumerate(paths)]
+    parts = dict(run_pool(_numbered_rows, tasks, workers, desc="scenario rows"))  # they come as they finish
     X, y, sh, left, game = [], [], [], [], []
-    for g, part in enumerate(run_pool(file_rows, tasks, workers, desc="scenario rows")):
-        for f, real, s, w in part:
+    for g in range(len(tasks)):
+        for f, real, s, w in parts.pop(g):
             X.append(f)
             y.append(real)
             sh.append(s)

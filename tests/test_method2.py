@@ -219,3 +219,22 @@ def test_scenario_data_refuses_a_name_no_record_has(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "'mdp' is no player of the 1 records" in err[0]
     assert not out.exists()
+
+
+def _first_record_last(task):
+    import time
+
+    path = task[0]
+    time.sleep(0.5 if path.endswith("a") else 0.0)
+    return [(np.full(len(SCENARIO_FEATURES), float(ord(path[-1]))), 0, 2, 50)]
+
+
+def test_scenario_rows_number_the_games_in_the_order_of_the_paths(monkeypatch):
+    """With two workers the records finish in any order; ``game`` still numbers them as given
+    (regressors.scenarios holds out the last games by that number)."""
+    from player import scenario_data
+
+    monkeypatch.setattr(scenario_data, "file_rows", _first_record_last)  # the forked workers see it
+    arrays = scenario_data.build(["r/a", "r/b", "r/c"], workers=2)
+    assert arrays["game"].tolist() == [0, 1, 2]
+    assert arrays["X"][:, 0].tolist() == [ord("a"), ord("b"), ord("c")]
