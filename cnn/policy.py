@@ -13,6 +13,7 @@ the one chosen on held-out games when the net was trained (``cnn.train_bot``).
 """
 from __future__ import annotations
 
+import shutil
 from itertools import permutations
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import torch
 from cnn.bot_data import pack
 from cnn.encoders import MODEL_PLANES, SeatHistory, channels, offered_kind, suit_rows
 from cnn.features import SAFETY, feature_planes, load_feature_models, task_features
-from cnn.nets import FoldedNet, GaoNet, load_checkpoint
+from cnn.nets import FoldedNet, GaoNet, load_checkpoint, save_checkpoint
 from cnn.rules import chi_class, kan_choice, red_count
 from game.errors import MahjongError, ModelFileError
 from game.tiles import mjai_to_kind
@@ -67,6 +68,16 @@ def load_nets(models_dir: Path | str | None = None, device: str = "cpu",
     if any(set(task_features(task, net.config.features)) & set(SAFETY) for task, net in nets.items()):
         load_feature_models()
     return nets
+
+
+def save_nets(net: GaoNet, task: str, folder: Path, others: Path, *, meta: dict, half: bool) -> None:
+    """A folder :func:`load_nets` reads: ``net`` as its ``task`` net and the other tasks' nets
+    copied from the folder ``others`` (a checkpoint of a run that trains one net)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for other in TASKS:
+        if other != task:
+            shutil.copyfile(Path(others) / f"{other}.pt", folder / f"{other}.pt")
+    save_checkpoint(net, folder / f"{task}.pt", meta=meta, half=half)
 
 
 def suit_views(n: int) -> list[tuple[np.ndarray, np.ndarray]]:

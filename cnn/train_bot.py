@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import time
 from dataclasses import replace
@@ -28,6 +27,7 @@ from cnn.bot_data import TASKS, cache_path, load_or_build, merge, unpack
 from cnn.encoders import MODEL_PLANES, channels, suit_rows
 from cnn.features import FEATURE_SETS, task_features
 from cnn.nets import GaoNet, NetConfig, load_checkpoint, save_checkpoint, widen_inputs
+from cnn.policy import save_nets
 from cnn.splits import split_heldout
 from game.cli import reports_errors
 from game.errors import MahjongError
@@ -307,12 +307,8 @@ def train_task(task: str, data: dict[str, np.ndarray], args, device: str, log) -
     def keep_step(net_now: nn.Module, meta: dict) -> None:
         """``--keep-steps``: the four nets at this step, the other three ``--init``'s, as
         ``OUT/ckpt/uNNNN`` (the folder ``player.reinforce --curve`` plays)."""
-        folder = Path(args.out) / "ckpt" / f"u{total_steps:04d}"
-        folder.mkdir(parents=True, exist_ok=True)
-        for other in TASKS:
-            if other != task:
-                shutil.copyfile(Path(args.init) / f"{other}.pt", folder / f"{other}.pt")
-        save_checkpoint(net_now, folder / f"{task}.pt", meta=meta, half=args.half)
+        save_nets(net_now, task, out.parent / "ckpt" / f"u{total_steps:04d}", Path(args.init), meta=meta,
+                  half=args.half)
 
     if args.keep_steps:
         keep_step(net, {"task": task, "step": 0, "init": str(init)})

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -175,13 +174,9 @@ def advantages(games: list[dict]) -> np.ndarray:
 
 def _save_nets(net, init: Path, folder: Path) -> None:
     """``folder``: the learner's discard net and the starting folder's other nets."""
-    from cnn.nets import save_checkpoint
-    from cnn.policy import TASKS
+    from cnn.policy import save_nets
 
-    folder.mkdir(parents=True, exist_ok=True)
-    for task in (t for t in TASKS if t != "discard"):
-        shutil.copyfile(init / f"{task}.pt", folder / f"{task}.pt")
-    save_checkpoint(net, folder / "discard.pt", half=True, meta={"reinforce": str(folder)})
+    save_nets(net, "discard", folder, init, meta={"reinforce": str(folder)}, half=True)
 
 
 def train(args) -> None:

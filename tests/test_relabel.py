@@ -226,23 +226,22 @@ def test_keep_steps_writes_the_four_nets_of_every_scored_step(game_file, tmp_pat
                        "--keep-steps"]) == 0
     ckpts = sorted(p.name for p in (run / "ckpt").iterdir())
     assert ckpts == ["u0000", "u0001", "u0002", "u0003"]
-    weights = {}
+
+    def weights(path) -> torch.Tensor:
+        return torch.cat([v.flatten().float() for v in load_checkpoint(path).state_dict().values()])
+
+    step = {}
     for name in ckpts:
         folder = run / "ckpt" / name
         assert sorted(p.name for p in folder.iterdir()) == ["chi.pt", "discard.pt", "pon.pt", "riichi.pt"]
         for task in ("pon", "chi", "riichi"):
             assert (folder / f"{task}.pt").read_bytes() == (start / f"{task}.pt").read_bytes()
-        weights[name] = torch.cat([v.flatten().float() for v in load_checkpoint(folder / "discard.pt").state_dict().values()])
-
-    def same(a: torch.Tensor, b: torch.Tensor) -> bool:
-        return bool(torch.equal(a, b))
-
-    start_w = torch.cat([v.flatten().float() for v in load_checkpoint(start / "discard.pt").state_dict().values()])
-    assert same(weights["u0000"], start_w) and not same(weights["u0001"], start_w)
-    assert not same(weights["u0001"], weights["u0002"]) and not same(weights["u0002"], weights["u0003"])
+        step[name] = weights(folder / "discard.pt")
+    start_w = weights(start / "discard.pt")
+    assert torch.equal(step["u0000"], start_w) and not torch.equal(step["u0001"], start_w)
+    assert not torch.equal(step["u0001"], step["u0002"]) and not torch.equal(step["u0002"], step["u0003"])
     best = json.loads((run / "summary.json").read_text())[0]["best"]["step"]
-    kept = torch.cat([v.flatten().float() for v in load_checkpoint(run / "discard.pt").state_dict().values()])
-    assert same(weights[f"u{best:04d}"], kept)
+    assert torch.equal(step[f"u{best:04d}"], weights(run / "discard.pt"))
     capsys.readouterr()
     assert train_main([*common, "--out", str(tmp_path / "x"), "--keep-steps"]) == 2
     assert "--init" in capsys.readouterr().err
