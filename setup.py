@@ -35,7 +35,7 @@ setup(
     description="Explainable Riichi Mahjong AI: expected-rank MDP abstraction (Kurita & Hoki) with learned estimators",
     python_requires=">=3.10",
     packages=find_packages(include=[f"{p}*" for p in PACKAGES]),
-    package_data={"": ["models/*", "*.json", "*.npz", "*.pt"]},
+    package_data={"": ["models/*", "models/*/*", "models/*/*/*", "*.json", "*.npz", "*.pt"]},  # tables/<name>/ too
     ext_modules=cython_extensions(),
     install_requires=[
         "riichienv==0.4.11",

@@ -967,15 +967,16 @@ def _ron_scale(folder: Path) -> float:
 
 
 def test_the_player_takes_the_estimators_of_the_table_it_sits_at():
-    """``table``: at three cnn-bots (their names in ``start_game``) the player reads the
-    estimators fitted at that table, anywhere else the shipped mixture's; ``table=mixed``
+    """``table``: at three cnn-bots or three MDP players (their names in ``start_game``) the
+    player reads the estimators fitted at that table, anywhere else the shipped mixture's; ``table=mixed``
     and a named table fix the choice; a new game forgets the last one's table."""
     from game.errors import MahjongError
     from player.agents.mdp import TABLES_DIR
     from regressors.estimators import DEFAULT_DIR
 
     table, mixed = _ron_scale(TABLES_DIR / "cnn-bot"), _ron_scale(DEFAULT_DIR)
-    assert table != mixed
+    own = _ron_scale(TABLES_DIR / "mdp")
+    assert len({table, mixed, own}) == 3
 
     def seated(spec: str, names: list[str]) -> MdpAgent:
         agent = make_agent(spec)
@@ -991,6 +992,12 @@ def test_the_player_takes_the_estimators_of_the_table_it_sits_at():
     for spec, names, want in [("mdp:tie=0,table=auto", ["cnn-bot", "mdp", "efficiency", "cnn-bot"], mixed),
                               ("mdp:tie=0,table=auto", ["efficiency", "mdp", "efficiency", "efficiency"], mixed),
                               ("mdp:tie=0,table=mixed", at_cnn, mixed),
+                              # an opponent's options do not change whose table it is
+                              ("mdp:tie=0,table=auto", ["cnn-bot:views=2", "mdp", "cnn-bot", "cnn-bot"], table),
+                              # in self-play, three copies of the player: its own table
+                              ("mdp:tie=0,table=auto", ["mdp:table=auto"] * 4, own),
+                              ("mdp:tie=0,table=auto", ["mdp", "mdp", "mdp:tie=0", "cnn-bot"], mixed),
+                              ("mdp:tie=0,table=mdp", ["a", "mdp", "b", "c"], own),
                               ("mdp:tie=0,table=cnn-bot", ["a", "mdp", "b", "c"], table)]:
         assert seated(spec, names).est.hazard.ron_scale == want, (spec, names)
     # estimators of its own (est_dir) are read at every table

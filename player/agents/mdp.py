@@ -153,13 +153,14 @@ DEAL_IN_CNN = Path(__file__).resolve().parents[2] / "cnn" / "models" / "estimato
 #: agent name): the records of games against three of that opponent, so that its tenpai,
 #: waits, pace and win values are the ones the player meets (README, "Session 23").
 TABLES_DIR = Path(__file__).resolve().parents[2] / "regressors" / "models" / "tables"
-TABLE_OPPONENTS = ("cnn-bot",)
+TABLE_OPPONENTS = ("cnn-bot", "mdp")
 #: Which estimators a game is played with (``table``): the shipped ones fitted on a mixture
 #: of tables (``mixed``); ``auto`` those of the table when the three opponents' names in
 #: ``start_game`` are one of :data:`TABLE_OPPONENTS`, else the mixture's; or one table's
 #: always. ``auto`` against cnn-bot: 0.125 +- 0.050 rank better on 400 development games
 #: (seed 20261511), then 0.066 +- 0.028 worse on the 1,000 report games of seed 20261317
-#: (README, "Session 23"): not the default.
+#: (README, "Session 23"): not the default. The ``mdp`` table (400 games of the default's
+#: self-play) makes the endings of its own self-play truer (README, "Session 31").
 TABLE_CHOICES = ("auto", "mixed", *TABLE_OPPONENTS)
 TABLE = "mixed"
 
@@ -370,8 +371,9 @@ class MdpAgent(Agent):
 
     def _pick_table(self, names: list[str]) -> None:
         """The estimators of this game (``table``): a named table's, or under ``auto`` those
-        of the table whose agent name the three opponents share, else the mixture's."""
-        others = {n for s, n in enumerate(names) if s != self.seat}
+        of the table whose agent name the three opponents share (options after ``:`` aside:
+        ``mdp:tie=0`` is an ``mdp``), else the mixture's."""
+        others = {n.split(":")[0] for s, n in enumerate(names) if s != self.seat}
         if self.table in self._tables:
             self.table_now = self.table
         elif self.table == "auto" and len(others) == 1 and others <= self._tables.keys():
