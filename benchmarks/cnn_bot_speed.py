@@ -5,7 +5,10 @@ features when the nets read them + nets) per decision point, on one thread.
 
 Decision points come from self-play games of random agents replayed by
 ``game.decisions.iter_decisions``; prints median / p90 / p99 in microseconds of wall time,
-or with ``--clock cpu`` of the thread's CPU time (steadier when other jobs share the machine).
+or with ``--clock cpu`` of the thread's CPU time (steadier when other jobs share the machine),
+and the full decision by kind: an own turn without riichi on offer (one net), with it (the
+riichi net, then the discard net unless it declares), a call on offer (the pon and / or chi
+nets), and the rest (a win or a pass: no net).
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ def main() -> None:
         decisions += [d for d in iter_decisions(res.events) if len(d.legal) > 1]
     policy = CnnPolicy(load_nets(args.models))
     enc, feats, full = [], [], []
+    by_kind: dict[str, list[float]] = {}
     hist = [SeatHistory() for _ in range(4)]
     hist2 = [SeatHistory() for _ in range(4)]
     for d in decisions:
@@ -59,10 +63,28 @@ def main() -> None:
         t0 = now()
         policy.decide(d.state, hist2[d.seat], d.legal)
         full.append((now() - t0) * 1e6)
+        by_kind.setdefault(decision_kind(types), []).append(full[-1])
     print(f"{args.clock} clock, {len(decisions)} decision points")
     stats(f"encode ({N_PLANES} planes)", enc)
     stats("decision features", feats)
     stats("decide (encode + nets)" + (" + features" if policy.features else ""), full)
+    for kind in KINDS:
+        if kind in by_kind:
+            stats(f"  {kind}", by_kind[kind])
+
+
+KINDS = ("own turn", "own turn, riichi on offer", "call on offer", "no net")
+
+
+def decision_kind(types: set[str]) -> str:
+    """The kind of a decision point by the nets it may run (the module docstring)."""
+    if "hora" in types:
+        return "no net"
+    if "reach" in types:
+        return "own turn, riichi on offer"
+    if "dahai" in types:
+        return "own turn"
+    return "call on offer" if types & {"pon", "chi"} else "no net"
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
+import numba
+import numpy as np
 import torch
 from torch import nn
 
@@ -134,6 +136,11 @@ class FoldedNet:
 
     The same logits as ``net.eval()(x)`` up to float rounding. It copies the weights: a net
     changed afterwards needs a new ``FoldedNet``.
+
+    One position at a time (a batch of one, as a player asks) takes a faster path with the
+    same function, :meth:`_single`: the activations kept as (height, width, filters), the
+    first convolution summed over the input's non-zero entries only (the planes are about 90 %
+    zeros), the second and third as one matrix product each over their receptive fields.
     """
 
     def __init__(self, net: GaoNet):
@@ -155,8 +162,52 @@ class FoldedNet:
             self.dense = [_fold_into(dense[0], scale, shift)]
             if net.config.fc300:  # Linear, ReLU, BatchNorm1d, Dropout, Linear
                 self.dense.append(_fold_into(dense[1], *_bn_affine(layers[15], (-1,))))
+            self._prepare_single()
+
+    def _prepare_single(self) -> None:
+        """The weights of :meth:`_single` in its layouts: each convolution's rows in the order
+        (input plane or kernel row, kernel row or column, filter) its receptive field is read
+        in, each block's norm spread over (position, filter), and the first dense layer's
+        columns in (height, width, filter) order."""
+        (w1, b1), (w2, b2), (w3, b3) = self.convs
+        filters = w1.shape[0]
+        self._w1 = np.ascontiguousarray(w1.permute(1, 2, 3, 0).reshape(-1, filters).numpy())
+        self._b1 = b1.numpy().copy()
+        self._w2 = w2.permute(2, 3, 1, 0).reshape(-1, filters).contiguous()
+        self._w3 = w3.permute(2, 3, 1, 0).reshape(-1, filters).contiguous()
+        self._b2, self._b3 = b2, b3
+        self._norm = []
+        for i, (scale, shift) in enumerate(self.norms):
+            width = N_COLS - 1 - i
+            shape = (filters, N_ROWS - 4 * (i + 1), width)
+            self._norm.append(tuple(t.expand(shape).permute(1, 2, 0).reshape(-1, filters).contiguous()
+                                    for t in (scale, shift)))
+        self._norm1 = tuple(t.numpy() for t in self._norm[0])
+        w, b = self.dense[0]
+        hwc = w.reshape(w.shape[0], filters, N_ROWS - 12, N_COLS - 3).permute(0, 2, 3, 1)
+        self._dense0 = (hwc.reshape(w.shape[0], -1).contiguous(), b)
+
+    def _single(self, x: torch.Tensor) -> torch.Tensor:
+        """The logits of one position ``x`` (1, C, 34, 4), as :meth:`__call__` computes them."""
+        filters = self._b1.shape[0]
+        h1 = np.empty(((N_ROWS - 4) * (N_COLS - 1), filters), np.float32)
+        cols = np.empty(((N_ROWS - 8) * (N_COLS - 2), 10 * filters), np.float32)
+        _first_block(x[0].numpy().reshape(-1), self._w1, self._b1, *self._norm1, h1, cols)
+        # second block: (26 x 2 positions) x (5 kernel rows x 2 columns x filters)
+        h2 = torch.relu(torch.addmm(self._b2, torch.from_numpy(cols), self._w2))
+        h2 = torch.addcmul(self._norm[1][1], h2, self._norm[1][0])
+        # third block: a receptive field is a contiguous run of the (26, 2, F) activations
+        flat = h2.reshape(-1)
+        run = 5 * (N_COLS - 2) * filters
+        h3 = torch.relu(torch.addmm(self._b3, flat.as_strided((N_ROWS - 12, run), ((N_COLS - 2) * filters, 1)), self._w3))
+        h = torch.nn.functional.linear(h3.reshape(1, -1), *self._dense0)
+        for w, b in self.dense[1:]:
+            h = torch.nn.functional.linear(torch.relu(h), w, b)
+        return h
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[0] == 1 and x.device.type == "cpu" and not x.requires_grad:
+            return self._single(x)
         h = x
         for i, (w, b) in enumerate(self.convs):
             h = torch.relu(torch.nn.functional.conv2d(h, w, b))
@@ -168,6 +219,55 @@ class FoldedNet:
             if i < len(self.dense) - 1:
                 h = torch.relu(h)
         return h
+
+
+@numba.njit(cache=True, fastmath=True, boundscheck=False)
+def _first_block(x, w, b, scale, shift, out, cols):
+    """The first block of :class:`FoldedNet` on one position, over the non-zero entries of its
+    flat planes ``x`` (C x 34 x 4) only: ``out[(h, w), f]`` = ``scale * relu(b[f] + sum of
+    x[c, h+dh, w+dw] * w[(c, dh, dw), f]) + shift``; then the second convolution's receptive
+    fields of ``out`` as the rows of ``cols``: ``cols[(h, w), (dh, dw, f)] = out[(h+dh, w+dw), f]``."""
+    rows, width, kh, kw = N_ROWS, N_COLS, 5, 2
+    out_rows, out_cols = rows - kh + 1, width - kw + 1
+    filters = w.shape[1]
+    for p in range(out_rows * out_cols):
+        for f in range(filters):
+            out[p, f] = b[f]
+    for k in range(x.shape[0]):
+        v = x[k]
+        if v == 0.0:
+            continue
+        c = k // (rows * width)
+        r = k - c * rows * width
+        h = r // width
+        col = r - h * width
+        for dh in range(kh):
+            oh = h - dh
+            if oh < 0 or oh >= out_rows:
+                continue
+            for dw in range(kw):
+                oc = col - dw
+                if oc < 0 or oc >= out_cols:
+                    continue
+                row = (c * kh + dh) * kw + dw
+                p = oh * out_cols + oc
+                for f in range(filters):
+                    out[p, f] += v * w[row, f]
+    for p in range(out_rows * out_cols):
+        for f in range(filters):
+            a = out[p, f]
+            out[p, f] = scale[p, f] * (a if a > 0.0 else 0.0) + shift[p, f]
+    next_rows, next_cols = out_rows - kh + 1, out_cols - kw + 1
+    for oh in range(next_rows):
+        for oc in range(next_cols):
+            q = oh * next_cols + oc
+            j = 0
+            for dh in range(kh):
+                for dw in range(kw):
+                    p = (oh + dh) * out_cols + oc + dw
+                    for f in range(filters):
+                        cols[q, j + f] = out[p, f]
+                    j += filters
 
 
 def _fold_into(linear: nn.Linear, scale: torch.Tensor, shift: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -595,8 +595,10 @@ def test_suit_views_average_is_the_same_for_every_order_of_the_suits():
 def test_folded_nets_play_as_the_nets_do():
     """``FoldedNet`` (dropout gone, batch norms folded) gives the eval-mode net's logits on the
     planes of a real phoenix game for every shipped net, and on random nets of the other
-    layouts (per-filter norm, no dense layer) with non-trivial norm statistics; the policy
-    folds a net again when it is replaced."""
+    layouts (per-filter norm, no dense layer) with non-trivial norm statistics, a batch at a
+    time and one position at a time (the player's path: the first convolution over the
+    non-zero inputs, the others as matrix products); the policy folds a net again when it is
+    replaced."""
     from cnn.nets import FoldedNet
     from game.decisions import iter_decisions
     from game.records import read_events
@@ -613,8 +615,12 @@ def test_folded_nets_play_as_the_nets_do():
         x = torch.from_numpy(np.ascontiguousarray(batch[:, pol.chans[task]], dtype=np.float32))
         with torch.no_grad():
             ref = net.eval()(x)
-        np.testing.assert_allclose(FoldedNet(net)(x).numpy(), ref.numpy(), rtol=1e-4, atol=1e-4 * float(ref.abs().max()))
+        folded = FoldedNet(net)
+        np.testing.assert_allclose(folded(x).numpy(), ref.numpy(), rtol=1e-4, atol=1e-4 * float(ref.abs().max()))
+        one = np.concatenate([folded(x[i:i + 1]).numpy() for i in range(len(x))])
+        np.testing.assert_allclose(one, ref.numpy(), rtol=1e-4, atol=1e-4 * float(ref.abs().max()))
         np.testing.assert_allclose(pol.probs(task, batch), torch.softmax(ref, 1).numpy(), atol=1e-5)
+        np.testing.assert_allclose(pol.probs(task, batch[3]), torch.softmax(ref, 1).numpy()[3], atol=1e-5)
     torch.manual_seed(3)
     for cfg in (NetConfig(bn_axis="channel"), NetConfig(task="chi", fc300=False), NetConfig(bn_axis="channel", fc300=False)):
         net = GaoNet(cfg)
@@ -623,8 +629,12 @@ def test_folded_nets_play_as_the_nets_do():
                 for t, lo, hi in ((m.running_mean, -1, 1), (m.running_var, 0.3, 3), (m.weight, 0.5, 1.5), (m.bias, -1, 1)):
                     t.data.uniform_(lo, hi)
         x = torch.from_numpy(np.ascontiguousarray(batch[:, :cfg.in_planes], dtype=np.float32))
+        x[:, 0] = torch.rand(x[:, 0].shape) * (torch.rand(x[:, 0].shape) < 0.3)  # not only 0 / 1
         with torch.no_grad():
-            np.testing.assert_allclose(FoldedNet(net)(x).numpy(), net.eval()(x).numpy(), atol=1e-4)
+            ref = net.eval()(x).numpy()
+            np.testing.assert_allclose(FoldedNet(net)(x).numpy(), ref, atol=1e-4)
+            np.testing.assert_allclose(np.concatenate([FoldedNet(net)(x[i:i + 1]).numpy() for i in range(5)]),
+                                       ref[:5], atol=1e-4)
     pol.probs("discard", batch[0])  # folded once
     fresh = GaoNet(nets["discard"].config).eval()
     pol.nets["discard"] = fresh
