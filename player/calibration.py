@@ -39,6 +39,7 @@ ENDINGS = ("win", "lose", "other_win", "tenpai_washout", "noten_washout")
 #: Tiles-left buckets (lower bounds) of the table.
 TILES_LEFT = (60, 45, 30, 15, 0)
 MIN_CELL = 200  # cells with fewer decisions are shown but not judged (the issue's goal)
+GAP = 0.05  # the goal's tolerance on every ending of a judged cell
 
 
 @dataclass
@@ -53,6 +54,7 @@ class Row:
     realised: int          # index into ENDINGS
     facing: bool = False   # another seat was in riichi
     declared: bool | None = None  # riichi on offer: the record declared it; None: not on offer
+    hand: int = 0          # the hand's start_kyoku event index: the rows of one hand are one cluster
 
 
 def realised_endings(events: list[dict]) -> dict[tuple[int, int], int]:
@@ -132,8 +134,10 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
 
     path, spec, name, every = task
     agent = _agent(spec)
+    events = read_events(path)
+    starts = [i for i, e in enumerate(events) if e.get("type") == "start_kyoku"]
     rows: list[Row] = []
-    for d, pick, real in recorded_choices(read_events(path), name, every):
+    for d, pick, real in recorded_choices(events, name, every):
         valued = agent.value(d.state, d.legal)
         if valued is None or valued[pick][2] is None:
             continue
@@ -144,7 +148,8 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
         facing = any(d.state.riichi[j] for j in range(4) if j != d.seat)
         declared = None if find(d.legal, "reach") is None else d.legal[pick]["type"] == "reach"
         rows.append(Row(str(path), d.seat, int(shanten(np.asarray(d.state.hand, np.uint8))),
-                        int(d.state.tiles_left), pred, real, facing, declared))
+                        int(d.state.tiles_left), pred, real, facing, declared,
+                        starts[bisect.bisect_right(starts, d.index) - 1]))
     return rows
 
 
@@ -170,21 +175,50 @@ def _bucket(w: int) -> str:
     return "0"
 
 
+def _hand_key(r: Row) -> tuple[str, int, int]:
+    return r.file, r.hand, r.seat
+
+
+def gap_se(rows: list[Row]) -> np.ndarray:
+    """Standard error of each ending's gap (mean predicted - realised) over ``rows``, the
+    decisions of one seat's hand taken as one cluster: they share one ending, so they are
+    not independent draws. The cluster-robust variance ``G/(G-1) * sum_c (S_c - n_c m)^2 / n^2``
+    (``S_c`` the summed gaps of hand ``c``, ``m`` their mean, ``G`` hands); 0 with one hand."""
+    x = np.array([r.predicted for r in rows]) - np.eye(len(ENDINGS))[[r.realised for r in rows]]
+    keys = [_hand_key(r) for r in rows]
+    index = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    g = len(index)
+    if g < 2:
+        return np.zeros(len(ENDINGS))
+    per_hand = np.zeros((g, len(ENDINGS)))
+    np.add.at(per_hand, [index[k] for k in keys], x - x.mean(0))
+    return np.sqrt(g / (g - 1) * (per_hand ** 2).sum(0)) / len(rows)
+
+
 def summarize(rows: list[Row]) -> dict:
     """Predicted and realised ending rates overall, by shanten, by shanten x tiles left, and
     by shanten for the decisions facing another's riichi and, where riichi was on offer, by
     the choice (declared / dama; neither among the judged cells);
     ``max_gap`` of a cell is the largest |predicted - realised| over the endings, ``judged``
-    whether it has at least :data:`MIN_CELL` decisions."""
+    whether it has at least :data:`MIN_CELL` decisions; ``gap_se`` the standard error of each
+    gap by hands (:func:`gap_se`), ``max_gap_se`` that of the largest, and ``clearly_off``
+    whether some gap exceeds :data:`GAP` by more than two of its standard errors (a cell can
+    miss the goal by chance alone: its decisions come from few hands)."""
     def cell(sel: list[Row]) -> dict:
         if not sel:
             return {"n": 0}
         P = np.array([r.predicted for r in sel])
         R = np.bincount([r.realised for r in sel], minlength=len(ENDINGS)) / len(sel)
         pm = P.mean(0)
-        return {"n": len(sel), "predicted": dict(zip(ENDINGS, pm.round(4).tolist())),
+        gap = np.abs(pm - R)
+        se = gap_se(sel)
+        off = bool(np.any(gap - GAP > 2 * se))
+        return {"n": len(sel), "hands": len({_hand_key(r) for r in sel}),
+                "predicted": dict(zip(ENDINGS, pm.round(4).tolist())),
                 "realised": dict(zip(ENDINGS, R.round(4).tolist())),
-                "max_gap": round(float(np.abs(pm - R).max()), 4), "judged": len(sel) >= MIN_CELL}
+                "max_gap": round(float(gap.max()), 4), "gap_se": dict(zip(ENDINGS, se.round(4).tolist())),
+                "max_gap_se": round(float(se[gap.argmax()]), 4), "judged": len(sel) >= MIN_CELL,
+                "clearly_off": off}
 
     out = {"decisions": len(rows), "overall": cell(rows), "by_shanten": {}, "cells": {}}
     for sh in sorted({r.shanten for r in rows}):
@@ -201,19 +235,21 @@ def summarize(rows: list[Row]) -> dict:
                               "dama": cell([r for r in rows if r.declared is False])}
     judged = [c for c in out["cells"].values() if c["judged"]]
     out["judged_cells"] = len(judged)
-    out["cells_within_0.05"] = sum(1 for c in judged if c["max_gap"] <= 0.05)
+    out["cells_within_0.05"] = sum(1 for c in judged if c["max_gap"] <= GAP)
+    out["cells_clearly_off"] = sum(1 for c in judged if c["clearly_off"])
     return out
 
 
 def format_table(summary: dict) -> str:
     short = ("win", "lose", "other", "tw", "nw")
-    head = f"{'shanten/tiles left':20s} {'n':>6s}  " + "  ".join(f"{s:>11s}" for s in short) + "   max gap"
+    head = f"{'shanten/tiles left':20s} {'n':>6s}  " + "  ".join(f"{s:>11s}" for s in short) + "   max gap +- SE"
     lines = ["predicted / realised ending rates of the action taken", head]
 
     def line(label: str, c: dict) -> str:
         pr = "  ".join(f"{c['predicted'][e]:.2f}/{c['realised'][e]:.2f}".rjust(11) for e in ENDINGS)
         flag = "" if c["judged"] else "  (n < %d)" % MIN_CELL
-        return f"{label:20s} {c['n']:6d}  {pr}   {c['max_gap']:.3f}{flag}"
+        off = "  clearly off" if c["judged"] and c["clearly_off"] else ""
+        return f"{label:20s} {c['n']:6d}  {pr}   {c['max_gap']:.3f} +- {c['max_gap_se']:.3f}{flag}{off}"
 
     if summary["decisions"]:
         lines.append(line("all", summary["overall"]))
@@ -228,7 +264,8 @@ def format_table(summary: dict) -> str:
             if c["n"]:
                 lines.append(line(f"riichi on offer, {choice}", c))
     lines.append(f"{summary['cells_within_0.05']} of {summary['judged_cells']} cells with >= {MIN_CELL} decisions "
-                 f"within 0.05 on every ending ({summary['decisions']} decisions)")
+                 f"within {GAP} on every ending ({summary['decisions']} decisions); "
+                 f"{summary['cells_clearly_off']} off by more than {GAP} + 2 SE (SE by hands)")
     return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from game.records import read_events
-from player.calibration import ENDINGS, Row, main, realised_endings, summarize
+from player.calibration import ENDINGS, Row, gap_se, main, realised_endings, summarize
 
 PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
                                    / "mjlog").glob("*.xml"))
@@ -129,3 +129,36 @@ def test_cli_bad_inputs_exit_2(tmp_path, capsys):
     assert main(["--records", PHOENIX[1], "--name", "mdp:projected_deal_in=1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "'mdp:projected_deal_in=1' is no player" in err[0] and names[0] in err[0]
+
+
+def test_gap_se_takes_a_hands_decisions_as_one_cluster():
+    """Two hands of two decisions each, both predicting a win at 0.5: one hand won, the other
+    dealt in. The win gap is 0; by hands its SE is sqrt(2 * 2 * (1^2 + 1^2)) / 4 = 0.5 (two
+    clusters whose gaps sum to -1 and +1), where four independent decisions would give 0.29."""
+    p = np.zeros(len(ENDINGS))
+    p[0] = p[1] = 0.5
+    rows = [Row("f", 0, 1, 40, p, 0, hand=3), Row("f", 0, 1, 39, p, 0, hand=3),
+            Row("f", 0, 1, 40, p, 1, hand=90), Row("f", 0, 1, 39, p, 1, hand=90)]
+    se = gap_se(rows)
+    assert se[0] == pytest.approx(0.5) and se[1] == pytest.approx(0.5) and se[2] == 0.0
+    c = summarize(rows)["by_shanten"]["1"]
+    assert c["hands"] == 2 and c["max_gap"] == 0.0 and c["clearly_off"] is False
+    # the same seat in another record is another hand: three clusters summing -0.5, -0.5, +1,
+    # sqrt(3/2 * 1.5) / 4 = 0.375
+    assert gap_se([Row("g", 0, 1, 40, p, 0, hand=3), *rows[1:]])[0] == pytest.approx(0.375)
+
+
+def test_a_cell_is_clearly_off_only_past_the_tolerance_and_two_se():
+    """300 decisions of one hand each: predicted win 0.2, realised 0.5. The gap 0.3 is six
+    of its SEs (about 0.029) past 0.05: clearly off; a gap of 0.06 with those SEs is not."""
+    p = np.zeros(len(ENDINGS))
+    p[0], p[2] = 0.2, 0.8
+    rows = [Row("f", 0, 2, 50, p, 0 if i % 2 else 2, hand=i) for i in range(300)]
+    c = summarize(rows)["cells"]["2/45-59"]
+    assert c["judged"] and c["max_gap"] == pytest.approx(0.3) and c["clearly_off"] is True
+    assert gap_se(rows)[0] == pytest.approx(np.sqrt(300 / 299 * 300 * 0.25) / 300, rel=1e-9)
+    assert c["max_gap_se"] == pytest.approx(0.0289, abs=1e-4)
+    q = p.copy()
+    q[0], q[2] = 0.44, 0.56
+    near = summarize([Row(r.file, 0, 2, 50, q, r.realised, hand=r.hand) for r in rows])["cells"]["2/45-59"]
+    assert near["max_gap"] == pytest.approx(0.06) and near["max_gap"] > 0.05 and near["clearly_off"] is False
