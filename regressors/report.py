@@ -151,11 +151,53 @@ def evaluate(est: Estimators, ds: Dataset, base: dict, extra_rows: ExtraRows | N
               "tenpai_ahead": est.hazard.tenpai_ahead}
     for key, (X, y) in _hazard_rows(a, pt).items():
         if len(y) and key in base:
-            out[key] = _entry(models[key].predict_proba(X), y.astype(float), np.full(len(y), base[key]))
+            p = models[key].predict_proba(X)
+            out[key] = _entry(p, y.astype(float), np.full(len(y), base[key]))
+            if key == "hazard":
+                out["_hazard_by_interval"] = hazard_by_interval(X, y, p)
     if extra_rows is not None:
         out.update(extra_rows(ds, base, _entry))
     out["_curves"] = {"tenpai": (pt_nr, yt), "deal_in": (p_lose, yd)}
     return out
+
+
+#: Bands of the hazard's intervals ``q`` (1 = after the discard made now) and of the
+#: live-wall tiles left in them, as inclusive (low, high) pairs.
+Q_BANDS = ((1, 1), (2, 2), (3, 4), (5, 7), (8, 11), (12, 99))
+WALL_BANDS = ((45, 70), (30, 44), (15, 29), (5, 14), (0, 4))
+
+
+def hazard_by_interval(X: np.ndarray, y: np.ndarray, p: np.ndarray) -> dict[str, dict[str, dict]]:
+    """Another's win observed and predicted by the hazard (``P_O``) over its interval rows
+    ``X`` (:func:`regressors.hazard.hazard_features`), by the interval ``q`` and by the tiles
+    left then: a hazard fitted on every interval at once can be right on the whole and off
+    by turn."""
+    from regressors.hazard import HAZARD_FEATURES
+
+    axes = {"q": (X[:, HAZARD_FEATURES.index("turns_ahead")] * 18.0, Q_BANDS),
+            "tiles_left_then": (X[:, HAZARD_FEATURES.index("tiles_left_then")] * 70.0, WALL_BANDS)}
+    out: dict[str, dict[str, dict]] = {}
+    for axis, (values, bands) in axes.items():
+        values = np.rint(values).astype(int)
+        out[axis] = {}
+        for lo, hi in bands:
+            sel = (values >= lo) & (values <= hi)
+            obs, pred = int(y[sel].sum()), float(p[sel].sum())
+            name = str(lo) if lo == hi else f"{lo}-{hi}"
+            out[axis][name] = {"n": int(sel.sum()), "observed": obs, "predicted": round(pred, 1),
+                               "ratio": round(obs / pred, 3) if pred > 0 else None}
+    return out
+
+
+def format_hazard_bands(res: dict) -> str:
+    """:func:`hazard_by_interval`'s figures, one line an axis."""
+    def cell(name: str, r: dict) -> str:
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}"
+        return f"{name}: {r['observed']}/{r['predicted']:.0f} ({ratio})"
+
+    lines = ["another's win in the hazard's intervals, observed / predicted (ratio)"]
+    lines += [f"  by {axis}: " + ", ".join(cell(k, r) for k, r in rows.items()) for axis, rows in res.items()]
+    return "\n".join(lines)
 
 
 def calibration_plot(curves: dict, path: Path) -> Path:
@@ -208,12 +250,13 @@ def run_report(args: argparse.Namespace, extra_rows: ExtraRows | None = None) ->
     ds = load_or_build(spec, args.cache, progress=not args.json)
     res = evaluate(est, ds, base, extra_rows)
     curves = res.pop("_curves")
+    bands = res.pop("_hazard_by_interval", None)
     if args.plots:
         calibration_plot(curves, Path(args.plots) / "calibration.png")
     if args.json:
-        print(json.dumps(res))
+        print(json.dumps({**res, "hazard_by_interval": bands} if bands else res))
     else:
-        print(f"{ds.n_games} games\n" + format_table(res))
+        print(f"{ds.n_games} games\n" + format_table(res) + ("\n\n" + format_hazard_bands(bands) if bands else ""))
     return 0
 
 
