@@ -141,7 +141,10 @@ class FoldedNet:
     same function, :meth:`_single`: the activations kept as (height, width, filters), the
     first convolution summed over the input's non-zero entries only (the planes are about 90 %
     zeros), the second and third as one matrix product each over their receptive fields.
+    ``one_at_a_time = False`` turns that path off (``benchmarks/cnn_bot_speed.py --conv``).
     """
+
+    one_at_a_time = True
 
     def __init__(self, net: GaoNet):
         self.config, self.source = net.config, net
@@ -206,7 +209,7 @@ class FoldedNet:
         return h
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        if x.shape[0] == 1 and x.device.type == "cpu" and not x.requires_grad:
+        if self.one_at_a_time and x.shape[0] == 1 and x.device.type == "cpu" and not x.requires_grad:
             return self._single(x)
         h = x
         for i, (w, b) in enumerate(self.convs):
