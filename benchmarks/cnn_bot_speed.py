@@ -1,11 +1,13 @@
 """cnn-bot speed: plane encoding, the decision features and one full decision (encode +
 features when the nets read them + nets) per decision point, on one thread.
 
-    python benchmarks/cnn_bot_speed.py [--games 2] [--models DIR] [--clock cpu]
+    python benchmarks/cnn_bot_speed.py [--games 2] [--agent efficiency] [--models DIR] [--clock cpu] [--conv]
 
-Decision points come from self-play games of random agents replayed by
-``game.decisions.iter_decisions``; prints median / p90 / p99 in microseconds of wall time,
-or with ``--clock cpu`` of the thread's CPU time (steadier when other jobs share the machine),
+Decision points come from self-play games of ``--agent`` (default ``efficiency``, whose
+closed tenpai hands put riichi on offer; ``random`` agents, the figures before session 32,
+almost never do) replayed by ``game.decisions.iter_decisions``; prints median / p90 / p99 in
+microseconds of wall time, or with ``--clock cpu`` of the thread's CPU time (steadier when
+other jobs share the machine),
 and the full decision by kind: an own turn without riichi on offer (one net), with it (the
 riichi net, then the discard net unless it declares), a call on offer (the pon and / or chi
 nets), and the rest (a win or a pass: no net). ``--conv`` also times every decision with
@@ -40,6 +42,7 @@ def main() -> None:
     ap.add_argument("--models", default=None, help="folder of the four nets (default: shipped)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="wall time (default) or this thread's CPU time")
+    ap.add_argument("--agent", default="efficiency", help="the agents whose self-play gives the decision points")
     ap.add_argument("--conv", action="store_true",
                     help="also time each decision with the batch path's conv2d, in turns with the default")
     args = ap.parse_args()
@@ -47,7 +50,7 @@ def main() -> None:
     torch.set_num_threads(1)
     decisions = []
     for seed in range(args.games):
-        res = play_game([make_agent("random", seed=seed * 4 + s) for s in range(4)], seed=seed)
+        res = play_game([make_agent(args.agent, seed=seed * 4 + s) for s in range(4)], seed=seed)
         decisions += [d for d in iter_decisions(res.events) if len(d.legal) > 1]
     policy = CnnPolicy(load_nets(args.models))
     conv = CnnPolicy(load_nets(args.models)) if args.conv else None
