@@ -26,7 +26,7 @@ from regressors.datasets import N_POINT_CLASSES, Dataset, load_or_build
 from regressors.deal_in import UnseenBaseline, dataset_deal_in
 from regressors.estimators import DEFAULT_DIR, Estimators
 from regressors.hand_end import dataset_context
-from regressors.hazard import end_tenpai_rows, expand_intervals, tenpai_ahead_rows
+from regressors.hazard import HAZARD_FEATURES, end_tenpai_rows, expand_intervals, tenpai_ahead_rows
 
 EPS = 1e-6
 BASELINE_KIND = "baselines"
@@ -172,8 +172,6 @@ def hazard_by_interval(X: np.ndarray, y: np.ndarray, p: np.ndarray) -> dict[str,
     ``X`` (:func:`regressors.hazard.hazard_features`), by the interval ``q`` and by the tiles
     left then: a hazard fitted on every interval at once can be right on the whole and off
     by turn."""
-    from regressors.hazard import HAZARD_FEATURES
-
     axes = {"q": (X[:, HAZARD_FEATURES.index("turns_ahead")] * 18.0, Q_BANDS),
             "tiles_left_then": (X[:, HAZARD_FEATURES.index("tiles_left_then")] * 70.0, WALL_BANDS)}
     out: dict[str, dict[str, dict]] = {}
