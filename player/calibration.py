@@ -107,7 +107,8 @@ def _agent(spec: str):
 def recorded_choices(events: list[dict], name: str | None, every: int):
     """Every ``every``-th decision of the seats named ``name`` (all four with None) that the
     record answered among two or more legal actions, in a hand whose ending it shows: yields
-    ``(decision, index of the recorded action in its legal list, ENDINGS index)``."""
+    ``(decision, index of the recorded action in its legal list, ENDINGS index, the hand's
+    start_kyoku event index)``."""
     from game.decisions import iter_decisions, recorded_index
     from game.records import player_names
 
@@ -118,13 +119,14 @@ def recorded_choices(events: list[dict], name: str | None, every: int):
     k = 0
     for d in iter_decisions(events, seats=seats):
         at = bisect.bisect_right(starts, d.index)
-        real = ends.get((starts[at - 1] if at else -1, d.seat))
+        hand = starts[at - 1] if at else -1
+        real = ends.get((hand, d.seat))
         pick = recorded_index(d.legal, d.chosen) if real is not None and len(d.legal) > 1 else None
         if pick is None:
             continue
         k += 1
         if (k - 1) % every == 0:
-            yield d, pick, real
+            yield d, pick, real, hand
 
 
 def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
@@ -134,10 +136,8 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
 
     path, spec, name, every = task
     agent = _agent(spec)
-    events = read_events(path)
-    starts = [i for i, e in enumerate(events) if e.get("type") == "start_kyoku"]
     rows: list[Row] = []
-    for d, pick, real in recorded_choices(events, name, every):
+    for d, pick, real, hand in recorded_choices(read_events(path), name, every):
         valued = agent.value(d.state, d.legal)
         if valued is None or valued[pick][2] is None:
             continue
@@ -148,8 +148,7 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
         facing = any(d.state.riichi[j] for j in range(4) if j != d.seat)
         declared = None if find(d.legal, "reach") is None else d.legal[pick]["type"] == "reach"
         rows.append(Row(str(path), d.seat, int(shanten(np.asarray(d.state.hand, np.uint8))),
-                        int(d.state.tiles_left), pred, real, facing, declared,
-                        starts[bisect.bisect_right(starts, d.index) - 1]))
+                        int(d.state.tiles_left), pred, real, facing, declared, hand))
     return rows
 
 

@@ -77,7 +77,7 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[tuple[np.ndarray, 
         raise MahjongError(f"agent {spec!r} has no Method 2 features; use an mdp agent")
     events = read_events(path)
     rows = []
-    for d, pick, real in recorded_choices(events, name, every):
+    for d, pick, real, _ in recorded_choices(events, name, every):
         out = agent.scenario_features(d.state, d.legal)
         taken = _taken_key(events, d, pick) if out is not None else None
         if taken is None or taken[0] not in out["features"]:
