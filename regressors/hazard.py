@@ -83,6 +83,14 @@ def hazard_features(tiles_left: np.ndarray, q: np.ndarray, riichi_others: np.nda
                             pt.sum(1) * late, ro * q / 18.0]).astype(np.float32)
 
 
+def hazard_interval(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(q, tiles left then)`` of :func:`hazard_features` rows, as integers: the interval
+    and the wall that each row's features were made from."""
+    q = X[:, HAZARD_FEATURES.index("turns_ahead")] * 18.0
+    wall = X[:, HAZARD_FEATURES.index("tiles_left_then")] * 70.0
+    return np.rint(q).astype(int), np.rint(wall).astype(int)
+
+
 def end_tenpai_features(pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray, tiles_left: np.ndarray) -> np.ndarray:
     """Rows of :data:`END_TENPAI_FEATURES` for one opponent each."""
     pt = np.asarray(pt, dtype=np.float64)

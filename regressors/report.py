@@ -26,7 +26,7 @@ from regressors.datasets import N_POINT_CLASSES, Dataset, load_or_build
 from regressors.deal_in import UnseenBaseline, dataset_deal_in
 from regressors.estimators import DEFAULT_DIR, Estimators
 from regressors.hand_end import dataset_context
-from regressors.hazard import HAZARD_FEATURES, end_tenpai_rows, expand_intervals, tenpai_ahead_rows
+from regressors.hazard import end_tenpai_rows, expand_intervals, hazard_interval, tenpai_ahead_rows
 
 EPS = 1e-6
 BASELINE_KIND = "baselines"
@@ -172,11 +172,9 @@ def hazard_by_interval(X: np.ndarray, y: np.ndarray, p: np.ndarray) -> dict[str,
     ``X`` (:func:`regressors.hazard.hazard_features`), by the interval ``q`` and by the tiles
     left then: a hazard fitted on every interval at once can be right on the whole and off
     by turn."""
-    axes = {"q": (X[:, HAZARD_FEATURES.index("turns_ahead")] * 18.0, Q_BANDS),
-            "tiles_left_then": (X[:, HAZARD_FEATURES.index("tiles_left_then")] * 70.0, WALL_BANDS)}
+    q, wall = hazard_interval(X)
     out: dict[str, dict[str, dict]] = {}
-    for axis, (values, bands) in axes.items():
-        values = np.rint(values).astype(int)
+    for axis, (values, bands) in {"q": (q, Q_BANDS), "tiles_left_then": (wall, WALL_BANDS)}.items():
         out[axis] = {}
         for lo, hi in bands:
             sel = (values >= lo) & (values <= hi)
