@@ -50,9 +50,16 @@ KIND = "hazard"
 #: rises through the middle of the hand and falls in the last go-around, when fewer draws
 #: are left in the interval).
 WALL_BINS = (4, 10, 20, 30, 40, 50)
+#: Bands of the interval ``q`` (session 33): with ``q`` as one linear term the hazard was off by
+#: the interval on held-out self-play (observed / predicted other wins 0.88 at ``q`` = 1, 1.10 at
+#: 5-7, 0.87 at 12+; with the bands 0.96-1.05; README, "Session 33").
+Q_BAND_FEATURES = ("q_eq_1", "q_eq_2", "q_3_to_4", "q_ge_12", "q_ge_12_x_tiles_left_then")
 HAZARD_FEATURES = ("tiles_left_then", *(f"tiles_left_then_lt_{b}" for b in WALL_BINS), "turns_ahead",
                    "riichi_others", "sum_pt", "max_pt", "any_open_pt", "own_riichi_then", "sum_pt_x_late",
-                   "riichi_x_turns")
+                   "riichi_x_turns", *Q_BAND_FEATURES)
+#: The features of hazard files fitted before the bands (their leading columns): such a file
+#: still loads and reads those columns only (the cnn-bot table's, whose records are gone).
+HAZARD_FEATURES_LINEAR_Q = HAZARD_FEATURES[:-len(Q_BAND_FEATURES)]
 END_TENPAI_FEATURES = ("pt", "riichi", "open", "tiles_left", "pt_x_tiles_left")
 #: Bins of the turns ahead (lower bounds) of the tenpai projection.
 AHEAD_BINS = (2, 3, 5, 7, 10)
@@ -78,9 +85,11 @@ def hazard_features(tiles_left: np.ndarray, q: np.ndarray, riichi_others: np.nda
     pt = np.asarray(pt, dtype=np.float64)
     ro = np.asarray(riichi_others, dtype=np.float64)
     bins = [(w_then < b).astype(float) for b in WALL_BINS]
+    far = (q >= 12).astype(float)
     return np.column_stack([w_then / 70.0, *bins, q / 18.0, ro, pt.sum(1), pt.max(1),
                             np.asarray(open_pt, dtype=np.float64), np.asarray(own_riichi, dtype=np.float64),
-                            pt.sum(1) * late, ro * q / 18.0]).astype(np.float32)
+                            pt.sum(1) * late, ro * q / 18.0,
+                            q == 1, q == 2, (q >= 3) & (q <= 4), far, far * w_then / 70.0]).astype(np.float32)
 
 
 def hazard_interval(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -179,7 +188,7 @@ def tenpai_other_ratio(model: "HazardModel", arr: dict, pt: np.ndarray) -> float
     own_riichi = (ctx[:, 3] > 0) | (arr["dec_reach_q"].astype(np.int64) <= 1)
     open_pt = np.where(arr["dec_takes"] > 0, pt, 0.0).max(1)
     X = hazard_features(ctx[:, 0], np.ones(len(t_left)), arr["dec_riichi"].sum(1), pt, open_pt, own_riichi)
-    expected = model.other.predict_proba(X)
+    expected = model.p_other_rows(X)
     observed = (t_left == 1) & (kind == END_KINDS.index("other_win"))
     free = survived & ~own_riichi
     tenpai = free & (ctx[:, 4] <= 0)
@@ -204,8 +213,8 @@ def end_tenpai_rows(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class HazardModel:
     """Per-turn other-win and abortive-draw hazards and the opponents' tenpai at the draw."""
 
-    def __init__(self, C: float = 1.0):
-        self.other = LogReg(HAZARD_FEATURES, C=C)
+    def __init__(self, C: float = 1.0, features: tuple[str, ...] = HAZARD_FEATURES):
+        self.other = LogReg(features, C=C)
         self.end_tenpai = LogReg(END_TENPAI_FEATURES, C=C)
         self.tenpai_ahead = LogReg(TENPAI_AHEAD_FEATURES, C=C)
         self.p_abort = 0.0
@@ -223,7 +232,7 @@ class HazardModel:
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
         X, y_other, y_abort = expand_intervals(arr, pt)
-        self.other.fit(X, y_other)
+        self.other.fit(self._other_columns(X), y_other)
         self.p_abort = float((y_abort.sum() + 0.5) / (len(y_abort) + 1.0))
         Xt, yt = end_tenpai_rows(arr, pt)
         self.end_tenpai.fit(Xt, yt)
@@ -247,7 +256,14 @@ class HazardModel:
         open_pt = float(np.max(np.where(open_, pt, 0.0)))
         X = hazard_features(np.full(n, tiles_left), q, np.full(n, float(np.sum(riichi))), pt3,
                             np.full(n, open_pt), np.full(n, float(own_riichi)))
-        return self.other.predict_proba(X)
+        return self.p_other_rows(X)
+
+    def p_other_rows(self, X: np.ndarray) -> np.ndarray:
+        """``P_O`` of :func:`hazard_features` rows, by the features this model was fitted on."""
+        return self.other.predict_proba(self._other_columns(X))
+
+    def _other_columns(self, X: np.ndarray) -> np.ndarray:
+        return X[:, :len(self.other.feature_names)]
 
     def p_tenpai_end(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray) -> np.ndarray:
         """Each of the three opponents' chance of being tenpai at an exhaustive draw."""
@@ -277,7 +293,9 @@ class HazardModel:
         d = load_json(path, KIND)
         m = cls()
         try:
-            m.other = LogReg.from_dict(d["other"], HAZARD_FEATURES, str(path))
+            linear_q = list(d["other"].get("features", [])) == list(HAZARD_FEATURES_LINEAR_Q)
+            m.other = LogReg.from_dict(d["other"], HAZARD_FEATURES_LINEAR_Q if linear_q else HAZARD_FEATURES,
+                                       str(path))
             m.end_tenpai = LogReg.from_dict(d["end_tenpai"], END_TENPAI_FEATURES, str(path))
             m.tenpai_ahead = LogReg.from_dict(d["tenpai_ahead"], TENPAI_AHEAD_FEATURES, str(path))
             m.p_abort = float(d["p_abort"])

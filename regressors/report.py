@@ -147,11 +147,11 @@ def evaluate(est: Estimators, ds: Dataset, base: dict, extra_rows: ExtraRows | N
         wf = np.asarray(base["win_value"]) + 1
         out["win_value"] = _entry(est.win_value.predict_proba(a["win_x"]), yc,
                                   np.tile(wf / wf.sum(), (len(yc), 1)), binary=False)
-    models = {"hazard": est.hazard.other, "end_tenpai": est.hazard.end_tenpai,
-              "tenpai_ahead": est.hazard.tenpai_ahead}
+    models = {"hazard": est.hazard.p_other_rows, "end_tenpai": est.hazard.end_tenpai.predict_proba,
+              "tenpai_ahead": est.hazard.tenpai_ahead.predict_proba}
     for key, (X, y) in _hazard_rows(a, pt).items():
         if len(y) and key in base:
-            p = models[key].predict_proba(X)
+            p = models[key](X)
             out[key] = _entry(p, y.astype(float), np.full(len(y), base[key]))
             if key == "hazard":
                 out["_hazard_by_interval"] = hazard_by_interval(X, y, p)

@@ -16,7 +16,8 @@ from game.errors import ModelFileError
 from game.records import read_events
 from regressors.datasets import END_KINDS, NO_REACH, build_dataset
 from regressors.estimators import Estimators
-from regressors.hazard import HAZARD_FEATURES, HazardModel, expand_intervals, tenpai_other_ratio
+from regressors.hazard import (HAZARD_FEATURES, HAZARD_FEATURES_LINEAR_Q, Q_BAND_FEATURES, HazardModel,
+                               expand_intervals, hazard_features, tenpai_other_ratio)
 
 PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
                                    / "mjlog").glob("*.xml"))
@@ -141,6 +142,34 @@ def test_hazard_file_round_trip_and_errors(tmp_path):
     (tmp_path / "bad.json").write_text('{"kind": "tenpai", "format_version": 1}')
     with pytest.raises(ModelFileError):
         HazardModel.load(tmp_path / "bad.json")
+
+
+def test_q_bands_mark_each_interval():
+    """By hand: intervals 1, 2, 3, 4, 5, 11, 12 and 15 of a decision with 60 tiles left (so
+    60, 56, 52, 48, 44, 20, 16 and 4 tiles left then)."""
+    q = np.array([1, 2, 3, 4, 5, 11, 12, 15])
+    X = hazard_features(np.full(8, 60), q, np.zeros(8), np.zeros((8, 3)), np.zeros(8), np.zeros(8))
+    bands = {name: X[:, HAZARD_FEATURES.index(name)].tolist() for name in Q_BAND_FEATURES}
+    assert bands["q_eq_1"] == [1, 0, 0, 0, 0, 0, 0, 0]
+    assert bands["q_eq_2"] == [0, 1, 0, 0, 0, 0, 0, 0]
+    assert bands["q_3_to_4"] == [0, 0, 1, 1, 0, 0, 0, 0]
+    assert bands["q_ge_12"] == [0, 0, 0, 0, 0, 0, 1, 1]
+    np.testing.assert_allclose(bands["q_ge_12_x_tiles_left_then"], [0] * 6 + [16 / 70, 4 / 70], rtol=1e-6)
+
+
+def test_a_hazard_fitted_with_q_linear_still_loads_and_reads_its_columns(phoenix, tmp_path):
+    """A file fitted before the q bands (the cnn-bot table's) keeps its predictions: it reads
+    the leading columns of today's features; a fit with the bands predicts otherwise."""
+    _, ds = phoenix
+    pt = _pt(ds.arrays, Estimators.default())
+    old = HazardModel(features=HAZARD_FEATURES_LINEAR_Q).fit(ds.arrays, pt)
+    new = HazardModel().fit(ds.arrays, pt)
+    back = HazardModel.load(old.save(tmp_path / "hazard.json"))
+    assert back.other.feature_names == HAZARD_FEATURES_LINEAR_Q
+    X, _, _ = expand_intervals(ds.arrays, pt)
+    np.testing.assert_allclose(back.p_other_rows(X), old.other.predict_proba(X[:, :len(HAZARD_FEATURES_LINEAR_Q)]))
+    assert np.abs(new.p_other_rows(X) - back.p_other_rows(X)).max() > 1e-3
+    assert HazardModel.load(new.save(tmp_path / "new.json")).other.feature_names == HAZARD_FEATURES
 
 
 def _first_interval_rows(shanten: list[int], other_win: list[bool], **extra) -> dict:
