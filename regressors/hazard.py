@@ -58,7 +58,8 @@ HAZARD_FEATURES = ("tiles_left_then", *(f"tiles_left_then_lt_{b}" for b in WALL_
                    "riichi_others", "sum_pt", "max_pt", "any_open_pt", "own_riichi_then", "sum_pt_x_late",
                    "riichi_x_turns", *Q_BAND_FEATURES)
 #: The features of hazard files fitted before the bands (their leading columns): such a file
-#: still loads and reads those columns only (the cnn-bot table's, whose records are gone).
+#: still loads and reads those columns only (every shipped file: the bands played no better
+#: in games, README "Session 33", and some of their records are gone).
 HAZARD_FEATURES_LINEAR_Q = HAZARD_FEATURES[:-len(Q_BAND_FEATURES)]
 END_TENPAI_FEATURES = ("pt", "riichi", "open", "tiles_left", "pt_x_tiles_left")
 #: Bins of the turns ahead (lower bounds) of the tenpai projection.

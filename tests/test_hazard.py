@@ -158,7 +158,7 @@ def test_q_bands_mark_each_interval():
 
 
 def test_a_hazard_fitted_with_q_linear_still_loads_and_reads_its_columns(phoenix, tmp_path):
-    """A file fitted before the q bands (the cnn-bot table's) keeps its predictions: it reads
+    """A file fitted before the q bands (every shipped one) keeps its predictions: it reads
     the leading columns of today's features; a fit with the bands predicts otherwise."""
     _, ds = phoenix
     pt = _pt(ds.arrays, Estimators.default())
