@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import numpy as np
 
@@ -27,6 +28,8 @@ class RootValues:
     t)``, ``("call", u, code, t)``) to the probabilities of ``OUTCOMES`` (win, lose, other_win,
     tenpai_washout, noten_washout, fold). ``VF``/``ED`` are the per-(state, k) values of the
     whole graph (with ``root_only``, of the pairs the root's actions read; NaN elsewhere).
+    ``endings_at`` (a solve with ``keep``): the endings at any marked pairs, for the world
+    before an event (:func:`search.retrograde.solve`).
     """
 
     discards: dict[int, float]
@@ -38,6 +41,7 @@ class RootValues:
     ED: np.ndarray
     riichi: dict[int, float] = field(default_factory=dict)
     calls: dict[tuple[int, int, int], float] = field(default_factory=dict)
+    endings_at: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def best(self) -> tuple[object, float]:
@@ -80,7 +84,9 @@ def _furiten_ron(graph: HandGraph, u_ron: np.ndarray, ron_ok: np.ndarray) -> np.
 
 def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win: bool,
         drawn: int | None, track: bool = True, root_only: bool = False,
-        event: tuple[np.ndarray, np.ndarray] | None = None, fold_split: tuple | None = None) -> RootValues:
+        event: tuple | None = None, fold_split: tuple | None = None, keep: bool = False) -> RootValues:
+    """Solve ``graph`` under ``p`` and read the root's actions. ``event``: ``(q, VF, endings_at)``
+    of a chance event into another world (``endings_at`` None: the endings do not follow it)."""
     riichi = None
     if p.riichi is not None and graph.n_twins:
         riichi = p.riichi.arrays(p)
@@ -92,13 +98,16 @@ def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win:
     else:
         u_tsumo = u_ron = np.zeros(len(graph.win_tile))
     T = p.T
-    VF, ED, PF, PD = solve(graph, T, p_lose=p.p_lose, u_lose=p.u_lose, p_other=p.p_other, u_other=p.u_other,
+    out = solve(graph, T, p_lose=p.p_lose, u_lose=p.u_lose, p_other=p.p_other, u_other=p.u_other,
                            p_end=p.p_end, u_tw=p.u_tw, u_nw=p.u_nw, p_disc=p.p_disc, ron_ok=p.ron_ok,
                            u_tsumo=u_tsumo, u_ron=u_ron, v_stop=v_stop, allow_win=allow_win,
                            tsumo_forced=p.tsumo_forced, track=track, p_chi=p.p_chi, riichi=riichi, calls=p.calls,
                            g_lose=p.lose_growth, discards_per_turn=p.discards_per_turn, ron_scale=p.ron_scale,
                            tenpai_other=p.tenpai_other, draw_share=p.draw_share, root_only=root_only, q_event=None if event is None else event[0],
-                           v_event=None if event is None else event[1], fold_split=fold_split)
+                           v_event=None if event is None else event[1],
+                           event_endings=None if event is None or not track else event[2], fold_split=fold_split,
+                           keep=keep)
+    VF, ED, PF, PD = out[:4]
     probs: dict[object, np.ndarray] = {}
     discards: dict[int, float] = {}
     riichi_q: dict[int, float] = {}
@@ -152,4 +161,4 @@ def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win:
                     key = (u, int(new[0]), t)
                     calls[key] = after_discard(t, s, ("call",) + key)
     return RootValues(discards=discards, tsumo=tsumo, stay=stay, pass_=pass_, probs=probs, VF=VF, ED=ED,
-                      riichi=riichi_q, calls=calls)
+                      riichi=riichi_q, calls=calls, endings_at=out[4] if keep else None)

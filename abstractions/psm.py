@@ -8,7 +8,8 @@ TAKE (pon, chi) into the graph's open states and discard (Eq. 10; ``params.calls
 a draw a closed hand may declare riichi with a discard into a tenpai hand, entering its locked
 twin (Sec. VI-E, spec A11; ``params.riichi``). With ``params.later_riichi`` an opponent's riichi
 comes between our turns as a chance event into a second PSM over the same graph, the world
-facing it (solved first). Solved exactly by retrograde analysis over the reduced hand graph.
+facing it (solved first); the tracked endings follow it into that world. Solved exactly by
+retrograde analysis over the reduced hand graph.
 The tracked endings count a planned fold as ``fold``, or with ``params.split_fold`` as that
 fold itself ends (FSM's Eq. 14 and its siblings, from the state and turn it is made at).
 """
@@ -24,7 +25,7 @@ from search.retrograde import turns_read
 
 
 def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, riichi: bool = False,
-              track: bool = True, root_only: bool = False) -> RootValues:
+              track: bool = True, root_only: bool = False, keep: bool = False) -> RootValues:
     """Values of the root actions under PSM (Method 1, Eq. 16) and the ending probabilities.
 
     ``riichi``: *i* has declared riichi, so the hand is locked (no exchanges, calls or fold;
@@ -33,7 +34,8 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
     The result holds ``discards`` and ``riichi`` (riichi + discard) for a 14-tile root, and
     ``stay``, ``pass_`` and ``calls`` for a 13-tile root at an opponent's discard.
     ``root_only``: solve only what the root's actions read (the same root values, less work;
-    ``VF``/``ED`` elsewhere NaN, see :func:`search.retrograde.solve`).
+    ``VF``/``ED`` elsewhere NaN, see :func:`search.retrograde.solve`). ``keep`` (with ``track``):
+    the result's ``endings_at`` gives the endings at any pairs (for the world before an event).
     """
     p = params.checked(graph.unseen)
     g = locked(graph) if riichi else graph
@@ -48,7 +50,9 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
             fold_split = (fsm_fold_chances(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other), growth, p.fsm_p)
     event = None
     if p.later_riichi is not None:
-        after = solve_psm(graph, p.later_riichi.params, drawn=drawn, riichi=riichi, track=False, root_only=root_only)
-        event = (p.later_riichi.q, after.VF)
+        # the endings follow the event: the world after it gives its own at the pairs it comes at
+        after = solve_psm(graph, p.later_riichi.params, drawn=drawn, riichi=riichi, track=track, root_only=root_only,
+                          keep=track)
+        event = (p.later_riichi.q, after.VF, after.endings_at)
     return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track, root_only=root_only, event=event,
-               fold_split=fold_split)
+               fold_split=fold_split, keep=keep)

@@ -30,6 +30,8 @@ order of ``OUTCOMES``.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numba
 import numpy as np
 
@@ -670,7 +672,8 @@ def _fold_row(row, lam, s, k, T, g, p, iL, iO, iN, iF):
 def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                    win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
                    g_lose, p_other, t_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
-                   fold_lam, fold_g, fold_p, VF, ED, stops, hbest, marks, PF_out, PD_out):
+                   fold_lam, fold_g, fold_p, VF, ED, stops, hbest, marks, PF_out, PD_out, q_event, ev, allow_event,
+                   all_out, keep_all):
     """The ending probabilities (``OUTCOMES``) under the solved policy at the marked pairs.
 
     Eqs. 6-10 with each max replaced by the action that :func:`solve_kernel` took (``stops``,
@@ -680,7 +683,11 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
     and ``k = T``, ``PD_out`` those of passing (``ED``); the rows of the others stay as they
     are. ``omap`` gives each ending its slot in the kernel's arrays, -1 for the endings these
     parameters cannot reach. A fold ends as ``fold`` or, with ``fold_lam`` rows, as the fold
-    itself ends from that state and turn (:func:`_fold_row`).
+    itself ends from that state and turn (:func:`_fold_row`). With ``allow_event`` the
+    continuation's endings follow :func:`solve_kernel`'s event: with chance ``q_event[n]`` they
+    are ``ev[k, s]`` (N_OUT slots: the endings of the world after it, at every marked pair),
+    as its value is ``v_event``. With ``keep_all`` every layer of the marked pairs goes to
+    ``all_out[k, s]`` (N_OUT slots), for a world before the event to read as its ``ev``.
     """
     n = tenpai.shape[0]
     no = 0
@@ -716,6 +723,8 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
     if T == 1:
         _put(PF_out, 0, pf, 0, omap, marks, 0)
         _put(PD_out, 0, pf, 0, omap, marks, 0)
+    if keep_all:
+        _put(all_out, 0, pf, 0, omap, marks, 0)
     for k in range(1, T + 1):
         nn = T - k
         cur = k & 1
@@ -815,8 +824,15 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
             if iO >= 0:
                 pf[cur, s, iO] += po
             pf[cur, s, iT if tenpai[s] else iN] += (1.0 - po) * pe
+            if allow_event:
+                qe = q_event[nn]
+                for o in range(N_OUT):
+                    if omap[o] >= 0:
+                        pf[cur, s, omap[o]] += qe * (ev[k, s, o] - pf[cur, s, omap[o]])
         if k >= T - 1:
             _put(PF_out, k - T + 1, pf, cur, omap, marks, k)
+        if keep_all:
+            _put(all_out, k, pf, cur, omap, marks, k)
 
 
 @numba.njit(cache=True)
@@ -922,7 +938,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           discards_per_turn: int = 1, ron_scale: float = 1.0, tenpai_other: float = 1.0, draw_share: float = 1.0,
           root_only: bool = False,
           q_event: np.ndarray | None = None, v_event: np.ndarray | None = None,
-          fold_split: tuple | None = None):
+          event_endings: Callable[[np.ndarray], np.ndarray] | None = None,
+          fold_split: tuple | None = None, keep: bool = False):
     """Run :func:`solve_kernel` on a :class:`search.hand_graph.HandGraph`.
 
     Per-turn arrays are indexed by ``n``, the discards made since the root: ``p_end`` by
@@ -952,14 +969,18 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     root (state 0) at ``T`` and its calls' states at ``T-1``; other rows are 0 or meaningless
     (``T <= MAX_T``). ``q_event`` (T numbers) and ``v_event`` (n, T+1, the ``VF`` of the
     world after the event, solved for the same pairs) add a chance event between our turns
-    (:func:`solve_kernel`); the endings then do not follow it (they are the world's without
-    the event, under the policy that counts it). ``fold_split`` ``(lam, g, p)``: the tracked
+    (:func:`solve_kernel`); the tracked endings follow it when ``event_endings`` is given (the
+    ``endings_at`` of the world after it, see ``keep``), else they are the world's without the
+    event, under the policy that counts it. ``fold_split`` ``(lam, g, p)``: the tracked
     endings give a fold's own endings in place of ``fold`` (lose, another's win, noten at its
     end; :func:`_fold_row`) from the state and turn it is made at: ``lam`` (n, width) its
     discards' deal-in chances (``abstractions.fsm.fsm_fold_chances``), ``g`` (T numbers) their
     growth by turn and ``p`` FSM's other-win chance, those that ``v_stop`` was computed with.
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
+    With ``keep`` (and ``track``) a fifth, ``endings_at(marks)``: the endings under this
+    solve's policy at every pair ``(s, k)`` with bit ``k`` of ``marks[s]`` and at the pairs
+    they reach, as a (T+1, n, N_OUT) array (other rows 0), for a world before an event.
     """
     n = graph.n_states
     VF = np.empty((T + 1, n))  # every pair is written, NaN where root_only does not solve it
@@ -998,6 +1019,10 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
         if not allow_stop or fold_lam.ndim != 2 or fold_lam.shape[0] != n or fold_g.shape != (T,):
             raise ValueError(f"fold_split needs v_stop, (n, width) = ({n}, .) chances and T = {T} growths, "
                              f"got {fold_lam.shape} and {fold_g.shape}")
+    if event_endings is not None and not (allow_event and track):
+        raise ValueError("event_endings needs q_event and track")
+    if keep and not track:
+        raise ValueError("keep needs track")
     if track and T > MAX_T:
         raise ValueError(f"tracked solves need T <= {MAX_T} (a bit of a 64-bit mask per turn), got {T}")
     for key, arr in (("g_lose", g_lose), ("riichi g_lose", lk["g_lose"])):
@@ -1056,26 +1081,49 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                  call_g0, node_chi, int(T), *f64, ron_ok, u_tsumo, u_ron, v_stop.reshape(-1), bool(allow_win),
                  bool(allow_stop), bool(tsumo_forced), bool(track), kmax, run_lo, run_hi, VF.reshape(-1), ED.reshape(-1),
                  stops, q_event, v_event, allow_event)
-    if track:
-        # values first, then the endings of the pairs that the root's actions reach under the
+    if not track:
+        return VF.T, ED.T, PF, PD  # (n, T+1) views of the turn-major arrays
+    follow = event_endings is not None
+    # an event's endings may fall in slots this world alone cannot reach: then every slot
+    omap = np.arange(N_OUT, dtype=np.int64) if follow else _outcome_slots(
+        allow_win, two["p_lose"], two["p_other"], allow_stop, None if fold_split is None else fold_p)
+
+    no_layers = np.zeros((1, 1, N_OUT))
+
+    def endings(marks, PF, PD, all_out=None):
+        # values first, then the endings of the pairs that the marked ones reach under the
         # now fixed policy (one member per group: a fraction of the pairs the values need)
-        marks = np.zeros(n, np.int64)
-        marks[seeds] |= 1 << top
-        marks[calls0] |= 1 << (T - 1)
         policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                      graph.win_ptr, graph.win_tile, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                      call_g0, node_chi, int(T), two["g_lose"], two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron,
                      bool(allow_win), bool(tsumo_forced), VF.reshape(-1), ED.reshape(-1), stops, hbest, marks)
+        ev = no_layers
+        if follow:
+            ev = np.ascontiguousarray(event_endings(marks.copy()), dtype=np.float64)
+            if ev.shape != (T + 1, n, N_OUT):
+                raise ValueError(f"event_endings must give shape {(T + 1, n, N_OUT)}, got {ev.shape}")
         endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code,
                        ma, mb,
                        graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
                        graph.call_chi, call_g0, node_chi, int(T), two["g_lose"], two["p_other"], t_other, two["p_end"],
                        two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron, bool(allow_win), bool(tsumo_forced),
-                       _outcome_slots(allow_win, two["p_lose"], two["p_other"], allow_stop,
-                                      None if fold_split is None else fold_p),
-                       fold_lam, fold_g, fold_p, VF.reshape(-1), ED.reshape(-1), stops, hbest, marks, PF, PD)
-    # (n, T+1) views of the turn-major arrays
-    return VF.T, ED.T, PF, PD
+                       omap, fold_lam, fold_g, fold_p, VF.reshape(-1), ED.reshape(-1), stops, hbest, marks, PF, PD,
+                       q_event, ev, follow, no_layers if all_out is None else all_out, all_out is not None)
+
+    marks = np.zeros(n, np.int64)
+    marks[seeds] |= 1 << top
+    marks[calls0] |= 1 << (T - 1)
+    endings(marks, PF, PD)
+    if not keep:
+        return VF.T, ED.T, PF, PD
+
+    def endings_at(seed_marks: np.ndarray) -> np.ndarray:
+        out = np.zeros((T + 1, n, N_OUT))
+        scratch = np.zeros((2, n, N_OUT))
+        endings(np.array(seed_marks, np.int64), scratch, scratch.copy(), out)
+        return out
+
+    return VF.T, ED.T, PF, PD, endings_at
 
 
 def turns_read(graph, T: int) -> np.ndarray:

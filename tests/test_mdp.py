@@ -220,6 +220,31 @@ def test_psm_with_a_later_riichi_equals_brute_force(case):
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("split", [False, True])
+def test_endings_follow_a_later_riichi(case, split):
+    """The tracked endings follow the event into the world after it: with the same payoff
+    per ending in both worlds (other chances, hazards and growth after it) the value is
+    sum P(ending) * payoff for every action, folds included with ``split_fold``; without the
+    event's endings (the world alone) the same sum misses the value."""
+    h, unseen, g, members, p = _setup(*CASES[case], seed=60 + case)
+    rng = np.random.default_rng(70 + case)
+    p.payoff, p.u_lose, p.u_nw, p.u_tw = 0.25, np.full(34, -2.0), 0.3, 0.2
+    p.fold, p.split_fold = split, split
+    after = replace(p, p_lose=np.minimum(p.p_lose + rng.uniform(0, 0.2, 34), 0.39) * (p.p_lose > 0),
+                    p_other=rng.uniform(0.2, 0.5, p.T + 1), p_end=rng.uniform(0, 0.1, p.T),
+                    lose_growth=np.ones(p.T))
+    p.later_riichi = LaterRiichi(q=rng.uniform(0.2, 0.6, p.T), params=after)
+    res = solve_psm(g, p)
+    pay = {"win": 0.25, "lose": -2.0, "other_win": p.u_other, "tenpai_washout": 0.2, "noten_washout": 0.3}
+    _assert_endings_explain_values(res, pay)
+    alone = solve_psm(g, replace(p, later_riichi=None))
+    vec = np.array([pay.get(o, 0.0) for o in OUTCOMES])
+    miss = max(abs(float(alone.probs[a] @ vec) - v) for a, v in res.discards.items()) if res.discards \
+        else abs(float(alone.probs["stay"] @ vec) - res.stay)
+    assert miss > 1e-3
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
 def test_ending_probabilities_explain_the_value(case):
     """Without fold and with one payoff per ending, value = sum P(ending) * payoff(ending)."""
     h, unseen, g, members, p = _setup(*CASES[case], seed=10 + case)
