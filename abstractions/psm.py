@@ -15,6 +15,8 @@ fold itself ends (FSM's Eq. 14 and its siblings, from the state and turn it is m
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from abstractions._solve import RootValues, locked, run
@@ -51,7 +53,9 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
     event = None
     if p.later_riichi is not None:
         # the endings follow the event: the world after it gives its own at the pairs it comes at
-        after = solve_psm(graph, p.later_riichi.params, drawn=drawn, riichi=riichi, track=track, root_only=root_only,
+        # a planned fold after the event ends as this world's folds do (split or not)
+        after_p = replace(p.later_riichi.params, split_fold=p.split_fold)
+        after = solve_psm(graph, after_p, drawn=drawn, riichi=riichi, track=track, root_only=root_only,
                           keep=track)
         event = (p.later_riichi.q, after.VF, after.endings_at)
     return run(g, p, v_stop=v_stop, allow_win=True, drawn=drawn, track=track, root_only=root_only, event=event,

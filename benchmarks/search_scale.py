@@ -149,14 +149,17 @@ def scaling(rows: list[dict]) -> dict[str, dict[str, list[float]]]:
     (``states_at_shape``). The bands come from different situations, and the larger graphs have
     longer horizons and more edges a state (deeper open hands), work that a graph of the same
     shape but more states would not have: the second exponent is the growth in the states
-    alone, ``alpha <= 1`` being no faster than linear."""
+    alone, ``alpha <= 1`` being no faster than linear. The third (``states_at_shape_closed``)
+    also holds the closed states' share fixed: they cost the build most (its breadth-first
+    search over exchanges), and the larger real graphs hold more of them."""
     st = np.array([r["states"] for r in rows], float)
     shape = [np.log([r["T"] for r in rows]), np.log([(r["draws"] + r["edges"]) / r["states"] for r in rows])]
+    closed = [np.log([(r["states"] - r["open"] - r["twins"]) / r["states"] for r in rows])]
     out: dict[str, dict[str, list[float]]] = {}
     for ph in PHASES + tuple(TOTALS):
         y = np.log([sum(r[f"{x}_ms"] for x in TOTALS.get(ph, (ph,))) for r in rows])
         out[ph] = {}
-        for name, cols in (("states", []), ("states_at_shape", shape)):
+        for name, cols in (("states", []), ("states_at_shape", shape), ("states_at_shape_closed", shape + closed)):
             x = np.column_stack([np.ones_like(st), np.log(st), *cols])
             if len(y) <= x.shape[1]:
                 continue
@@ -224,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     print("states/s (all graphs of a band): " + "; ".join(
         f"{b}: " + ", ".join(f"{ph} {band[ph]['states_per_s'] / 1e6:.2f}M" for ph in PHASES)
         for b, band in out["bands"].items()))
-    print("exponent of the states (ms ~ states^a, +- SE; alone / at a fixed horizon and edges a state): " + "; ".join(
+    print("exponent of the states (ms ~ states^a, +- SE; alone / at a fixed horizon and edges a state / and closed "
+          "share): " + "; ".join(
         f"{ph} " + " / ".join(f"{a:.2f} +- {se:.2f}" for a, se in fit.values()) for ph, fit in out["scaling"].items()))
     if "peak" in out:
         pk = out["peak"]

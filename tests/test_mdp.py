@@ -232,7 +232,7 @@ def test_endings_follow_a_later_riichi(case, split):
     p.fold, p.split_fold = split, split
     after = replace(p, p_lose=np.minimum(p.p_lose + rng.uniform(0, 0.2, 34), 0.39) * (p.p_lose > 0),
                     p_other=rng.uniform(0.2, 0.5, p.T + 1), p_end=rng.uniform(0, 0.1, p.T),
-                    lose_growth=np.ones(p.T))
+                    lose_growth=np.ones(p.T), split_fold=False)  # it follows this world's split_fold
     p.later_riichi = LaterRiichi(q=rng.uniform(0.2, 0.6, p.T), params=after)
     res = solve_psm(g, p)
     pay = {"win": 0.25, "lose": -2.0, "other_win": p.u_other, "tenpai_washout": 0.2, "noten_washout": 0.3}
