@@ -639,7 +639,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
                        discards_per_turn=3 if model.three_discards else 1,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)
     if model.later_riichi and model.rising_deal_in and model.projected_deal_in and model.hazard:
-        params.later_riichi = later_riichi(params, hazards, estimates, table, me, pt_end, u_other_j=uo_j, wt=wt)
+        params.later_riichi = later_riichi(params, hazards, estimates, table, me, pt_end, u_other_j=uo_j, wt=wt,
+                                           ron_share=model.ron_share)
     return Situation(params=params, table=table, estimates=estimates, t_max=t_max, payoff=plain,
                      root_melds=root_melds(state), p_ippatsu=float(hazards.p_ippatsu))
 
@@ -658,7 +659,7 @@ def riichi_arrivals(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, dama_share
 
 
 def later_riichi(params: MDPParams, hazards, estimates, table: RankTable, me: int, pt_end: np.ndarray, *,
-                 u_other_j: np.ndarray, wt: np.ndarray) -> LaterRiichi | None:
+                 u_other_j: np.ndarray, wt: np.ndarray, ron_share: bool = False) -> LaterRiichi | None:
     """An opponent's later riichi as a chance event (``TableModel.later_riichi``).
 
     ``q[n] = 1 - prod_j (1 - r_j[n])`` with :func:`riichi_arrivals`; the world after it is the
@@ -666,7 +667,10 @@ def later_riichi(params: MDPParams, hazards, estimates, table: RankTable, me: in
     also at ``p_wait[j, t]`` (tenpai for sure, Eq. 20) paid ``U_L`` of j's riichi win (the
     win-value model's classes with j in riichi), its other-win
     hazard, washouts and ``U_O`` those of a table with j in riichi, and the deal-in chances no
-    longer grow (the riichi's danger stands from the start). None when no opponent can declare.
+    longer grow (the riichi's danger stands from the start). With ``ron_share`` the others
+    discard our waits at the share of that table: the declarer's own share becomes a riichi
+    discarder's (``Hazards.ron_share_by``: a riichi throws what it draws), the ron chances
+    scaled by the three discarders' mean after over before. None when no opponent can declare.
     """
     if hazards.p_other_facing is None:
         raise MahjongError("later_riichi needs the hazards of a table facing a riichi: "
@@ -702,12 +706,29 @@ def later_riichi(params: MDPParams, hazards, estimates, table: RankTable, me: in
     wt_after = wt + w
     u_other = float((wt_after * u_other_j[opp]).sum() / wt_after.sum())
     riichi = params.riichi
+    ron_scale = params.ron_scale
+    if ron_share:
+        ron_scale = min(1.0, ron_scale * _declarer_ron_ratio(hazards, w, opp, 0))
     if riichi is not None:
         riichi = replace(riichi, p_other=np.clip(w @ facing_riichi, 0.0, 0.95), lose_growth=1.0)
+        if ron_share and riichi.ron_scale is not None:
+            riichi = replace(riichi, ron_scale=min(1.0, riichi.ron_scale * _declarer_ron_ratio(hazards, w, opp, 1)))
     after = replace(params, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, u_tw=float(u_tw),
                     u_nw=float(u_nw), lose_growth=1.0, fsm_p=float(np.mean(p_other[1:])) if T > 1 else float(p_other[-1]),
-                    riichi=riichi, later_riichi=None)
+                    ron_scale=ron_scale, riichi=riichi, later_riichi=None)
     return LaterRiichi(q=q, params=after)
+
+
+def _declarer_ron_ratio(hazards, w: np.ndarray, opp: list[int], own: int) -> float:
+    """How much more often the three opponents discard our waits once ``j`` (weight ``w_j``)
+    has declared: the sum of their ``ron_share_by`` (row ``own``: we free 0, in riichi 1) with
+    j's share a riichi discarder's, over the sum now."""
+    by = np.asarray(hazards.ron_share_by[own], dtype=np.float64)[opp]
+    total = by.sum()
+    if total <= 0:
+        return 1.0
+    rr = float(hazards.ron_share_riichi[own])
+    return float(sum(wj * (total - by[x] + rr) / total for x, wj in enumerate(w)))
 
 
 def after_kan(sit: Situation, state) -> Situation:

@@ -86,6 +86,7 @@ class Hazards:
     p_other_facing_riichi: np.ndarray | None = None  # the same with us in riichi too
     can_riichi: np.ndarray | None = None             # [4] seat j may still declare (closed, not in riichi)
     win_class_probs_riichi: np.ndarray | None = None  # [4, classes] j's win classes were j in riichi
+    ron_share_riichi: np.ndarray | None = None  # [2] ron_share_by of a discarder in riichi (we free, in riichi)
 
 
 class Estimators:
@@ -170,5 +171,6 @@ class Estimators:
             can = np.zeros(4, bool)
             can[others] = ~riichi & ~open_
             out = replace(out, p_other_facing=p_o[0], p_other_facing_riichi=p_o[1], can_riichi=can,
-                          win_class_probs_riichi=classes)
+                          win_class_probs_riichi=classes,
+                          ron_share_riichi=np.array([hz.ron_share_by[o]["riichi"] for o in OWN_CLASSES]))
         return out

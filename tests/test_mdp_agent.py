@@ -951,6 +951,14 @@ def test_later_riichi_comes_as_the_riichi_share_of_the_projected_tenpai(est):
     after = later.params
     assert np.all(after.p_lose >= sit.params.p_lose) and after.p_lose.sum() > 1.5 * sit.params.p_lose.sum()
     assert np.mean(after.p_other[1:]) > np.mean(sit.params.p_other[1:])
+    # the declarer then throws what it draws: its share of our waits becomes a riichi discarder's
+    by = est.hazard.ron_share_by["free"]
+    classes = {1: "riichi", 2: "dama", 3: "dama"}  # seat 1 in riichi, 2 and 3 closed
+    before = sum(by[c] for c in classes.values())
+    w = rise.sum(0)[1:] / rise.sum()
+    ratio = sum(w[j - 1] * (before - by[classes[j]] + by["riichi"]) / before for j in (2, 3))
+    assert after.ron_scale == pytest.approx(min(1.0, sit.params.ron_scale * ratio), rel=1e-9)
+    assert after.ron_scale > sit.params.ron_scale  # a riichi holds back less than a closed hand
     g = agent._graph(sit, st)
     plain = situation_of(st, est)
     assert solve_psm(g, sit.params).best[1] < solve_psm(g, plain.params).best[1]
