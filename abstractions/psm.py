@@ -52,8 +52,8 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
             fold_split = (fsm_fold_chances(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other), growth, p.fsm_p)
     event = None
     if p.later_riichi is not None:
-        # the endings follow the event: the world after it gives its own at the pairs it comes at
-        # a planned fold after the event ends as this world's folds do (split or not)
+        # the endings follow the event (the world after it gives its own at the pairs it comes
+        # at), a fold there split as this world's folds are
         after_p = replace(p.later_riichi.params, split_fold=p.split_fold)
         after = solve_psm(graph, after_p, drawn=drawn, riichi=riichi, track=track, root_only=root_only,
                           keep=track)

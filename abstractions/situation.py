@@ -727,8 +727,7 @@ def _declarer_ron_ratio(hazards, w: np.ndarray, opp: list[int], own: int) -> flo
     total = by.sum()
     if total <= 0:
         return 1.0
-    rr = float(hazards.ron_share_riichi[own])
-    return float(sum(wj * (total - by[x] + rr) / total for x, wj in enumerate(w)))
+    return float(w @ (total - by + float(hazards.ron_share_riichi[own])) / total)
 
 
 def after_kan(sit: Situation, state) -> Situation:
