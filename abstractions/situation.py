@@ -42,7 +42,6 @@ plus a few vectorised look-ups.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 
 import numba
@@ -61,34 +60,6 @@ RIICHI_OTHER_SCALE = 0.8
 
 
 # --- the final-rank model over many post-hand score vectors ------------------------------
-
-def _rank_features_batch(scores: np.ndarray, round_wind: int, kyoku: int, dealer: int, honba: int,
-                         kyotaku: int, hanchan: bool) -> np.ndarray:
-    """``regressors.features.rank_features`` for every seat of every row of ``scores`` (n, 4):
-    (n, 4, F) float32, the same numbers (tested)."""
-    total = 8 if hanchan else 4
-    left = max(total - (4 * round_wind + kyoku), 1)
-    scale = 1.0 / math.sqrt(left)
-    s = np.asarray(scores, dtype=np.float64)
-    n = s.shape[0]
-    seats = np.arange(4)
-    # rank with Tenhou's tie order: a higher score, or an equal one at a lower seat, is ahead
-    ahead_m = (s[:, :, None] > s[:, None, :]) | ((s[:, :, None] == s[:, None, :]) & (seats[:, None] < seats[None, :]))
-    rank = 4 - ahead_m.sum(2)  # 1..4
-    cols = []
-    for k in (1, 2, 3):
-        q = (seats + k) % 4
-        d = (s - s[:, q]) / 10000.0
-        ah = ahead_m[:, seats, q].astype(np.float64)
-        cols += [d, d * scale, np.tanh(2.0 * d * scale), ah]
-    late = 1.0 / left
-    onehot = [(rank == r).astype(np.float64) for r in (1, 2, 3, 4)]
-    cols += onehot + [o * late for o in onehot]
-    cols += [s / 10000.0 - 2.5, (s >= 30000).astype(np.float64), np.broadcast_to(seats == dealer, (n, 4)).astype(float),
-             np.broadcast_to(seats / 3.0, (n, 4)), np.full((n, 4), honba / 5.0), np.full((n, 4), kyotaku / 4.0),
-             np.full((n, 4), late), np.full((n, 4), float(left == 1))]
-    return np.stack(cols, axis=2).astype(np.float32)
-
 
 def _exact_ranks(scores: np.ndarray) -> np.ndarray:
     s = np.asarray(scores, dtype=np.float64)
@@ -155,12 +126,7 @@ def expected_ranks(rank_model, ctx: HandContext, deltas: np.ndarray, *, winner: 
                 rw, ky, dl = (ctx.round_wind + (ctx.kyoku + 1) // 4, (ctx.kyoku + 1) % 4, (ctx.dealer + 1) % 4)
             honba = ctx.honba + 1 if (rep or not tk) else 0
             sticks = 0 if tk else ctx.kyotaku + riichi_paid
-            X = _rank_features_batch(scores[sel], rw, ky, dl, honba, sticks, ctx.hanchan)
-            m = X.shape[0]
-            P = rank_model.predict_proba(X.reshape(m * 4, -1)).reshape(m, 4, 4)
-            for _ in range(3):  # the Sinkhorn steps of FinalRankModel.rank_probs
-                P = P / P.sum(axis=1, keepdims=True)
-                P = P / P.sum(axis=2, keepdims=True)
+            P = rank_model.rank_probs_batch(scores[sel], rw, ky, dl, honba, sticks, ctx.hanchan)
             out[sel] = P[:, me, :] @ np.arange(1, 5)
     return out
 

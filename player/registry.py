@@ -72,6 +72,8 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
         files += [net_dir / "discard.pt", *(FEATURE_MODELS / f for f in FEATURE_FILES)]
     if opts.get("deal_in", DEAL_IN) == "cnn":
         files.append(Path(str(opts["deal_in_file"])) if "deal_in_file" in opts else DEAL_IN_CNN)
+    if "rank_file" in opts:
+        files.append(Path(str(opts["rank_file"])))
     if not opts.get("method2", METHOD2):
         return files
     files.append(Path(str(opts["scenarios_file"])) if "scenarios_file" in opts else DEFAULT_PATH)

@@ -106,16 +106,27 @@ def save_json(obj: dict, path: str | Path, kind: str) -> Path:
     return path
 
 
-def load_json(path: str | Path, kind: str) -> dict:
-    """Read a model file of ``kind``; ``ModelFileError`` naming the file when it is missing,
-    unreadable, of another kind or of another format version."""
-    path = Path(path)
+def _read_json(path: Path):
     try:
-        d = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except FileNotFoundError:
         raise ModelFileError(f"{path}: model file is missing") from None
     except (OSError, ValueError) as exc:
         raise ModelFileError(f"{path}: cannot read the model file ({exc})") from None
+
+
+def file_kind(path: str | Path) -> str | None:
+    """The ``kind`` a model file names (None when it names none); ``ModelFileError`` as
+    :func:`load_json` when it is missing or unreadable."""
+    d = _read_json(Path(path))
+    return d.get("kind") if isinstance(d, dict) else None
+
+
+def load_json(path: str | Path, kind: str) -> dict:
+    """Read a model file of ``kind``; ``ModelFileError`` naming the file when it is missing,
+    unreadable, of another kind or of another format version."""
+    path = Path(path)
+    d = _read_json(path)
     if not isinstance(d, dict) or d.get("kind") != kind:
         raise ModelFileError(f"{path}: expected a {kind!r} model file, found "
                              f"{d.get('kind') if isinstance(d, dict) else type(d).__name__!r}")

@@ -10,6 +10,7 @@ Every file is plain JSON (see :mod:`regressors.base`); a missing or mismatched o
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -44,6 +45,15 @@ def load_default(name: str, directory: str | Path | None = None):
         raise ModelFileError(f"unknown estimator {name!r}; known: {', '.join(FILES)}")
     fname, cls = FILES[name]
     return cls.load(Path(directory or DEFAULT_DIR) / fname)
+
+
+def load_rank_model(path: str | Path):
+    """Eq. 1's model from a file of either kind: ``final_rank`` (the logistic regression of
+    ``regressors.final_rank``) or ``rank_sim`` (playouts of recorded hands, ``regressors.rank_sim``)."""
+    from regressors.base import file_kind
+    from regressors.rank_sim import KIND as SIM_KIND, SimRankModel
+
+    return SimRankModel.load(path) if file_kind(path) == SIM_KIND else FinalRankModel.load(path)
 
 
 @dataclass
@@ -98,6 +108,12 @@ class Estimators:
         self.horizon_model: HorizonModel = models["horizon"]
         self.win_value: WinValueModel = models["win_value"]
         self.hazard: HazardModel = models["hazard"]
+
+    def with_final_rank(self, rank_model) -> "Estimators":
+        """A copy whose Eq. 1 model is ``rank_model`` (the other estimators shared)."""
+        out = copy.copy(self)
+        out.final_rank = rank_model
+        return out
 
     @classmethod
     def load(cls, directory: str | Path) -> "Estimators":

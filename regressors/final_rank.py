@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from regressors.base import LogReg, load_json, save_json
-from regressors.features import RANK_FEATURES, current_ranks, rank_features
+from regressors.features import RANK_FEATURES, current_ranks, rank_features, rank_features_batch
 
 KIND = "final_rank"
 
@@ -49,6 +49,18 @@ class FinalRankModel:
         for _ in range(3):  # a few Sinkhorn steps: columns (ranks) also sum to one
             P = P / P.sum(axis=0, keepdims=True)
             P = P / P.sum(axis=1, keepdims=True)
+        return P
+
+    def rank_probs_batch(self, scores: np.ndarray, round_wind: int, kyoku: int, dealer: int, honba: int,
+                         kyotaku: int, hanchan: bool = False) -> np.ndarray:
+        """(m, 4 seats, 4 ranks): :meth:`rank_probs` for each row of ``scores`` (m, 4), all at
+        the start of the same hand."""
+        X = rank_features_batch(scores, round_wind, kyoku, dealer, honba, kyotaku, hanchan)
+        m = X.shape[0]
+        P = self.predict_proba(X.reshape(m * 4, -1)).reshape(m, 4, 4)
+        for _ in range(3):  # the Sinkhorn steps of rank_probs
+            P = P / P.sum(axis=1, keepdims=True)
+            P = P / P.sum(axis=2, keepdims=True)
         return P
 
     def expected_rank(self, *args, **kwargs) -> np.ndarray:

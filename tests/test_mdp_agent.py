@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from abstractions.situation import (FIRST_TABLE_MODEL, HandContext, _rank_features_batch, expected_ranks, situation_of)
+from abstractions.situation import FIRST_TABLE_MODEL, HandContext, expected_ranks, situation_of
 from game.match import play_game
 from game.tiles import mjai_to_kind
 from player.agents.efficiency import EfficiencyAgent
 from player.agents.mdp import METHODS, MdpAgent
 from player.registry import make_agent
 from regressors.estimators import Estimators
-from regressors.features import rank_features
+from regressors.features import rank_features, rank_features_batch
 from search.retrograde import OUTCOMES
 from search.scorer import score_hand
 
@@ -105,7 +105,7 @@ def test_rank_features_batch_equals_the_models_features():
     S = rng.integers(-2000, 60000, size=(30, 4))
     S[0] = [25000, 25000, 30000, 20000]  # ties follow Tenhou's seat order
     for args in ((0, 2, 2, 1, 1, False), (1, 3, 3, 0, 2, True), (0, 3, 3, 4, 0, False)):
-        X = _rank_features_batch(S, *args)
+        X = rank_features_batch(S, *args)
         for i in range(len(S)):
             for p in range(4):
                 np.testing.assert_allclose(X[i, p], rank_features(list(S[i]), p, *args), rtol=1e-6, atol=1e-6)

@@ -229,7 +229,7 @@ class MdpAgent(Agent):
                  scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
                  scenarios1_file: str | None = None, riichi_danger: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
                  deal_in: str = DEAL_IN, deal_in_file: str | None = None, table: str = TABLE,
-                 **switches: bool) -> None:
+                 rank_file: str | None = None, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
@@ -253,6 +253,8 @@ class MdpAgent(Agent):
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
         the shipped ``regressors/models``); ``table``: the estimators of the table the game is
         played at (:data:`TABLE_CHOICES`; ``estimators`` or ``est_dir`` given: those, always);
+        ``rank_file``: Eq. 1's final-rank model from this file instead of the estimators' (a
+        ``final_rank`` or a ``rank_sim`` file, :func:`regressors.estimators.load_rank_model`);
         ``tie_net``: the folder of the discard net that
         orders near-ties and far discards (default :data:`TIE_NET`); ``split_fold``: PSM's
         predicted endings show each planned fold as that fold ends (lose, another's win, noten;
@@ -264,14 +266,18 @@ class MdpAgent(Agent):
         fixed = estimators is not None or est_dir is not None
         if fixed and table != TABLE:
             raise MahjongError(f"table={table} and estimators of their own (est_dir) name two sets of estimators")
-        from regressors.estimators import Estimators
+        from regressors.estimators import Estimators, load_rank_model
 
         if estimators is None:
             estimators = Estimators.default() if est_dir is None else Estimators.load(est_dir)
-        self.est = self._mixed = estimators
         self.table = "mixed" if fixed else table
         # loaded with the agent: a missing file fails here, not at the first game
         self._tables = {name: Estimators.load(folder) for name, folder in table_dirs(self.table).items()}
+        if rank_file is not None:
+            rank_model = load_rank_model(rank_file)
+            estimators = estimators.with_final_rank(rank_model)
+            self._tables = {name: e.with_final_rank(rank_model) for name, e in self._tables.items()}
+        self.est = self._mixed = estimators
         self.hanchan = bool(hanchan)
         self.fold = bool(fold)
         self.split_fold = bool(split_fold)
@@ -333,7 +339,7 @@ class MdpAgent(Agent):
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, far_by, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
-                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, deal_in, deal_in_file, table, "
+                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, deal_in, deal_in_file, table, rank_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
