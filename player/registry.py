@@ -55,8 +55,8 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 
 
 def _mdp_models(opts: dict[str, Any]) -> list[Path]:
-    from player.agents.mdp import (DEAL_IN, DEAL_IN_CNN, FAR_BY, METHOD2, TABLE, TIE, TIE_BY, TIE_NET, table_dirs,
-                                   uses_discard_net)
+    from player.agents.mdp import (DEAL_IN, DEAL_IN_CNN, FAR_BY, METHOD2, RANK_ESTIMATORS, RANK_FILE, TABLE, TIE,
+                                   TIE_BY, TIE_NET, table_dirs, uses_discard_net)
     from regressors.estimators import DEFAULT_DIR, FILES
     from regressors.scenarios import DEFAULT_PATH, SHANTEN1_PATH
 
@@ -72,8 +72,9 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
         files += [net_dir / "discard.pt", *(FEATURE_MODELS / f for f in FEATURE_FILES)]
     if opts.get("deal_in", DEAL_IN) == "cnn":
         files.append(Path(str(opts["deal_in_file"])) if "deal_in_file" in opts else DEAL_IN_CNN)
-    if "rank_file" in opts:
-        files.append(Path(str(opts["rank_file"])))
+    rank_file = str(opts.get("rank_file", RANK_FILE))
+    if rank_file != RANK_ESTIMATORS:
+        files.append(Path(rank_file))
     if not opts.get("method2", METHOD2):
         return files
     files.append(Path(str(opts["scenarios_file"])) if "scenarios_file" in opts else DEFAULT_PATH)

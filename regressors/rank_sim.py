@@ -102,10 +102,10 @@ def _game_outcomes(events: list[dict]) -> list[tuple]:
     return [_outcome(h) for h in hands]
 
 
-def start_rows(events: list[dict]) -> list[tuple]:
+def start_rows(events: list[dict], hanchan: bool | None = None) -> list[tuple]:
     """Every hand start of a complete record with the game's final ranks (0..3 by seat):
     (scores, round_wind, kyoku, dealer, honba, kyotaku, hanchan, ranks); the rows Eq. 1 is
-    judged on."""
+    judged on. ``hanchan`` None: read from the record (``regressors.datasets.is_hanchan``)."""
     from regressors.datasets import is_hanchan
 
     starts = [e for e in events if e.get("type") == "start_kyoku"]
@@ -119,7 +119,7 @@ def start_rows(events: list[dict]) -> list[tuple]:
         elif e.get("type") in ("hora", "ryukyoku"):
             final += np.asarray(e.get("deltas", [0, 0, 0, 0]), dtype=float)
     ranks = [int(np.sum((final > final[k]) | ((final == final[k]) & (np.arange(4) < k)))) for k in range(4)]
-    hanchan = is_hanchan(events)
+    hanchan = is_hanchan(events) if hanchan is None else hanchan
     return [(list(e["scores"]), "ESWN".index(e["bakaze"]), int(e["kyoku"]) - 1, int(e["oya"]), int(e.get("honba", 0)),
              int(e.get("kyotaku", 0)), hanchan, ranks) for e in starts]
 
@@ -291,7 +291,7 @@ def _records(globs: Sequence[str]) -> list[list[dict]]:
     return [read_events(p) for p in iter_record_files(list(globs))]
 
 
-def _report_heldout(model: SimRankModel, games: list[list[dict]]) -> None:
+def _report_heldout(model: SimRankModel, games: list[list[dict]], hanchan: bool | None) -> None:
     """Log loss of the playouts and of the shipped logistic model on every hand start of
     ``games``, by hands left; the difference's SE counts a game's hand starts as one cluster."""
     from regressors.estimators import load_default
@@ -299,7 +299,7 @@ def _report_heldout(model: SimRankModel, games: list[list[dict]]) -> None:
 
     rows, game = [], []
     for g, ev in enumerate(games):
-        r = start_rows(ev)
+        r = start_rows(ev, hanchan)
         rows += r
         game += [g] * len(r)
     if not rows:
@@ -332,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heldout", nargs="+", default=None,
                     help="records to judge the model on: the mean log loss of every hand start's final ranks, "
                          "beside the shipped logistic model's")
+    ap.add_argument("--hanchan", action="store_true",
+                    help="the held-out games are hanchan (default: read from each record; an mjlog that "
+                         "ends in the east round reads as east-only)")
     args = ap.parse_args(argv)
     if args.sims < 1 or args.max_hands < 1:
         raise MahjongError(f"--sims and --max-hands must be >= 1, got {args.sims}, {args.max_hands}")
@@ -343,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     o = model.outcomes
     print(f"{len(o)} hands -> {out}: dealer repeats {o.renchan.mean():.3f}, draws {(o.winner < 0).mean():.3f}")
     if args.heldout:
-        _report_heldout(model, _records(args.heldout))
+        _report_heldout(model, _records(args.heldout), True if args.hanchan else None)
     return 0
 
 

@@ -13,6 +13,7 @@ from game.errors import ModelFileError
 from game.match import play_game
 from game.records import read_events
 from player.agents.efficiency import EfficiencyAgent
+from regressors.final_rank import FinalRankModel
 from regressors.rank_sim import HandOutcomes, SimRankModel, _game_outcomes, main, play_hands, start_rows
 
 PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
@@ -100,6 +101,9 @@ def test_the_agent_plays_with_a_playout_model(tmp_path):
     assert sorted(res.ranks) == [1, 2, 3, 4] and agent.est.final_rank.playouts > 0
     with pytest.raises(ModelFileError, match="missing"):
         MdpAgent(rank_file=str(tmp_path / "none.json"))
+    # the default plays the shipped playouts; ``estimators``: the logistic regression
+    assert isinstance(MdpAgent().est.final_rank, SimRankModel)
+    assert isinstance(MdpAgent(rank_file="estimators").est.final_rank, FinalRankModel)
 
 
 def test_the_command_reports_bad_input(tmp_path, capsys):

@@ -165,6 +165,14 @@ TABLE_OPPONENTS = ("cnn-bot", "mdp")
 #: within 0.05 as the mixture's; README, "Session 31"): an option too.
 TABLE_CHOICES = ("auto", "mixed", *TABLE_OPPONENTS)
 TABLE = "mixed"
+#: Eq. 1's final-rank model (``rank_file``): the hands left played out from the recorded hands
+#: of 400 of the default's games against three cnn-bot (``regressors.rank_sim``). Against the
+#: estimators' logistic regression (``rank_file=estimators``): held-out log loss 1.1453 /
+#: 1.1591 on 400 self-play games and 1.2058 / 1.2284 on the 42 phoenix games; on 1,200
+#: development games against cnn-bot (seeds 20261527-20261529) 0.018 +- 0.027 rank better,
+#: each of the three sets the same way (README, "Session 36").
+RANK_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "rank_sim.json"
+RANK_ESTIMATORS = "estimators"
 
 
 def table_dirs(table: str) -> dict[str, Path]:
@@ -229,7 +237,7 @@ class MdpAgent(Agent):
                  scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
                  scenarios1_file: str | None = None, riichi_danger: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
                  deal_in: str = DEAL_IN, deal_in_file: str | None = None, table: str = TABLE,
-                 rank_file: str | None = None, **switches: bool) -> None:
+                 rank_file: str = str(RANK_FILE), **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
@@ -253,8 +261,9 @@ class MdpAgent(Agent):
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
         the shipped ``regressors/models``); ``table``: the estimators of the table the game is
         played at (:data:`TABLE_CHOICES`; ``estimators`` or ``est_dir`` given: those, always);
-        ``rank_file``: Eq. 1's final-rank model from this file instead of the estimators' (a
-        ``final_rank`` or a ``rank_sim`` file, :func:`regressors.estimators.load_rank_model`);
+        ``rank_file``: Eq. 1's final-rank model (:data:`RANK_FILE`; a ``final_rank`` or a
+        ``rank_sim`` file, :func:`regressors.estimators.load_rank_model`; ``estimators``: the
+        estimators' own logistic regression);
         ``tie_net``: the folder of the discard net that
         orders near-ties and far discards (default :data:`TIE_NET`); ``split_fold``: PSM's
         predicted endings show each planned fold as that fold ends (lose, another's win, noten;
@@ -273,7 +282,7 @@ class MdpAgent(Agent):
         self.table = "mixed" if fixed else table
         # loaded with the agent: a missing file fails here, not at the first game
         self._tables = {name: Estimators.load(folder) for name, folder in table_dirs(self.table).items()}
-        if rank_file is not None:
+        if rank_file != RANK_ESTIMATORS:
             rank_model = load_rank_model(rank_file)
             estimators = estimators.with_final_rank(rank_model)
             self._tables = {name: e.with_final_rank(rank_model) for name, e in self._tables.items()}
