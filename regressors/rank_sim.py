@@ -27,6 +27,7 @@ import numpy as np
 from game.cli import reports_errors
 from game.errors import MahjongError, ModelFileError, RecordError
 from regressors.base import load_json, save_json
+from regressors.features import current_ranks
 
 KIND = "rank_sim"
 
@@ -118,7 +119,7 @@ def start_rows(events: list[dict], hanchan: bool | None = None) -> list[tuple]:
             final[int(e["actor"])] -= 1000
         elif e.get("type") in ("hora", "ryukyoku"):
             final += np.asarray(e.get("deltas", [0, 0, 0, 0]), dtype=float)
-    ranks = [int(np.sum((final > final[k]) | ((final == final[k]) & (np.arange(4) < k)))) for k in range(4)]
+    ranks = [r - 1 for r in current_ranks(final)]
     hanchan = is_hanchan(events) if hanchan is None else hanchan
     return [(list(e["scores"]), "ESWN".index(e["bakaze"]), int(e["kyoku"]) - 1, int(e["oya"]), int(e.get("honba", 0)),
              int(e.get("kyotaku", 0)), hanchan, ranks) for e in starts]
@@ -250,10 +251,8 @@ class SimRankModel:
                    game_over: bool = False) -> np.ndarray:
         """(4 seats, 4 ranks), as ``FinalRankModel.rank_probs``."""
         if game_over:
-            s = np.asarray(scores, dtype=np.float64)
             out = np.zeros((4, 4))
-            for k in range(4):
-                out[k, int(np.sum((s > s[k]) | ((s == s[k]) & (np.arange(4) < k))))] = 1.0
+            out[np.arange(4), np.asarray(current_ranks(list(scores))) - 1] = 1.0
             return out
         return self.rank_probs_batch(np.asarray(scores)[None, :], round_wind, kyoku, dealer, honba, kyotaku,
                                      hanchan)[0]
