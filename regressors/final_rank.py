@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from regressors.base import LogReg, load_json, save_json
-from regressors.features import RANK_FEATURES, current_ranks, rank_features, rank_features_batch
+from regressors.features import RANK_FEATURES, current_ranks, rank_features_batch
 
 KIND = "final_rank"
 
@@ -43,13 +43,8 @@ class FinalRankModel:
             for s, r in enumerate(current_ranks(scores)):
                 out[s, r - 1] = 1.0
             return out
-        X = np.stack([rank_features(scores, p, round_wind, kyoku, dealer, honba, kyotaku, hanchan)
-                      for p in range(4)])
-        P = self.predict_proba(X)
-        for _ in range(3):  # a few Sinkhorn steps: columns (ranks) also sum to one
-            P = P / P.sum(axis=0, keepdims=True)
-            P = P / P.sum(axis=1, keepdims=True)
-        return P
+        return self.rank_probs_batch(np.asarray([scores], dtype=np.float64), round_wind, kyoku, dealer, honba,
+                                     kyotaku, hanchan)[0]
 
     def rank_probs_batch(self, scores: np.ndarray, round_wind: int, kyoku: int, dealer: int, honba: int,
                          kyotaku: int, hanchan: bool = False) -> np.ndarray:
@@ -58,7 +53,7 @@ class FinalRankModel:
         X = rank_features_batch(scores, round_wind, kyoku, dealer, honba, kyotaku, hanchan)
         m = X.shape[0]
         P = self.predict_proba(X.reshape(m * 4, -1)).reshape(m, 4, 4)
-        for _ in range(3):  # the Sinkhorn steps of rank_probs
+        for _ in range(3):  # a few Sinkhorn steps: each rank is also taken once in expectation
             P = P / P.sum(axis=1, keepdims=True)
             P = P / P.sum(axis=2, keepdims=True)
         return P

@@ -170,7 +170,8 @@ TABLE = "mixed"
 #: estimators' logistic regression (``rank_file=estimators``): held-out log loss 1.1453 /
 #: 1.1591 on 400 self-play games and 1.2058 / 1.2284 on the 42 phoenix games; on 1,200
 #: development games against cnn-bot (seeds 20261527-20261529) 0.018 +- 0.027 rank better,
-#: each of the three sets the same way (README, "Session 36").
+#: each of the three sets the same way, and on the 1,000 report games of seed 20261320
+#: 0.022 +- 0.030 (README, "Session 36").
 RANK_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "rank_sim.json"
 RANK_ESTIMATORS = "estimators"
 
