@@ -24,6 +24,7 @@ from regressors.estimators import Estimators
 from regressors.features import rank_features, rank_features_batch
 from search.retrograde import OUTCOMES
 from search.scorer import score_hand
+from search.shanten import shanten
 
 
 @pytest.fixture(scope="module")
@@ -530,6 +531,31 @@ def test_far_by_cnn_takes_cnn_bots_discard_out_of_the_mdps_range(est):
         differ += mjai_to_kind(choice["pai"]) != mjai_to_kind(rule["pai"])
     assert far > 5 and agent.stats["rule_based"] == far and agent.stats["tie_broken"] == 0
     assert differ > 0  # the net is not the efficiency agent
+
+
+def test_far_fold_fsm_folds_a_far_hand_by_the_estimators_deal_in_chances(est):
+    """``far_fold=fsm``: a 5-shanten hand facing a riichi (the efficiency agent folds) throws
+    the first kind of FSM's fold: a genbutsu against the riichi, of the least deal-in chance
+    among the kinds held; without the option it is the efficiency agent's fold."""
+    rounds = [("N", {1: "9m", 2: "9m", 3: "9m"}), ("F", {1: "1p", 2: "1p", 3: "1p"}),
+              ("C", {1: "8m", 2: "8m", 3: "8m"}), ("9p", {1: "8p", 2: "8p", 3: "9s"}),
+              ("W", {1: "5m", 2: "W", 3: "E"}), ("1m", {1: "2s", 2: "S", 3: "3m"})]
+    ev = events_for("147m 258p 369s ESWN", rounds, riichi={1: 4}, last_draw="6p")
+    agent, plain, eff = (agent_at(ev, est, far_fold="fsm"), agent_at(ev, est),
+                         agent_at(ev, est).fallback)
+    assert shanten(np.asarray(agent.state.hand, dtype=np.uint8)) >= 4 and eff.folds()
+    choice = agent.act(discard_legal(agent))
+    k = mjai_to_kind(choice["pai"])
+    st = agent.state
+    passed = {x.kind for x in st.discards[1]} | {x.kind for j in (2, 3) for x in st.discards[j][4:]} \
+        | {x.kind for x in st.discards[0][5:]}
+    assert k in passed, agent.last_info
+    p_lose = agent._situation().params.p_lose
+    held = np.flatnonzero(np.asarray(st.hand))
+    assert p_lose[k] == pytest.approx(p_lose[held].min())
+    assert agent.stats["far_fold_fsm"] == 1 and agent.stats["rule_based"] == 1
+    assert "FSM" in agent.last_info["rule"]
+    assert plain.act(discard_legal(plain)) == eff.act(discard_legal(plain))
 
 
 def test_far_3_leaves_three_shanten_hands_to_the_efficiency_agent(est):

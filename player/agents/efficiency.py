@@ -91,6 +91,11 @@ class EfficiencyAgent(Agent):
             return False
         return shanten >= 2 or (shanten == 1 and self.state.tiles_left < LATE_LEFT)
 
+    def folds(self) -> bool:
+        """Whether it folds at this own turn (a threat, a poor hand, not in riichi itself)."""
+        current = self.eff.hand_stats(self.state.hand, self.state.unseen)[0]
+        return self._folding(current, self._threats())
+
     def _danger(self, threats: list[int], kinds: list[int] | None = None) -> np.ndarray:
         total = np.zeros(34)
         for p in threats:

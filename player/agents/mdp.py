@@ -67,6 +67,7 @@ from pathlib import Path
 import numpy as np
 
 from abstractions import method2
+from abstractions.fsm import fsm_closed_form
 from abstractions.psm import solve_psm
 from abstractions.situation import TableModel, RankTable, Situation, after_kan, checked_riichi_danger, situation_of
 from game.errors import MahjongError
@@ -113,6 +114,12 @@ TIE_BY = "cnn"
 #: and agrees less with the phoenix players at 4+ shanten (0.441 against 0.490).
 FAR_ORDERS = ("efficiency", "cnn")
 FAR_BY = "efficiency"
+#: How a hand at :data:`MAX_SHANTEN` or more folds where the efficiency agent folds
+#: (``far_fold``; a threat: a riichi or three calls): its safety heuristics (genbutsu, suji,
+#: visible counts; ``player/agents/safety.py``) or the first discard of FSM's fold (Eq. 12's
+#: order of the estimators' deal-in chances and payoffs, ``abstractions.fsm``).
+FAR_FOLDS = ("efficiency", "fsm")
+FAR_FOLD = "efficiency"
 #: Own-turn graphs of far hands: ``d`` of a 3-shanten root (``search.hand_graph``'s default
 #: 3, its shanten: only the shortest paths to a win) and the state budget of a 2-shanten root
 #: (the graph's default 5,000 cuts ``d = 3`` to 2 in about half of them); 3-shanten roots keep
@@ -232,7 +239,8 @@ class MdpAgent(Agent):
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
                  call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = TIE_BY,
-                 tie_shanten: int = TIE_SHANTEN, far_by: str = FAR_BY, d3: int = D3, states2: int = STATES2,
+                 tie_shanten: int = TIE_SHANTEN, far_by: str = FAR_BY, far_fold: str = FAR_FOLD,
+                 d3: int = D3, states2: int = STATES2,
                  d0: int = D0, d1: int = D1, m1: int = M1, far: int = MAX_SHANTEN,
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
                  scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
@@ -247,7 +255,8 @@ class MdpAgent(Agent):
         the best are told apart (:data:`TIE`), at ``tie_shanten`` or more shanten, by
         ``tie_by`` (:data:`TIE_ORDERS`: cnn-bot's discard net or tile efficiency); ``far_by``:
         what discards at ``far`` (:data:`MAX_SHANTEN`) or more shanten (:data:`FAR_ORDERS`), a
-        range where the efficiency agent plays every other move; ``d3``: ``d`` of a 3-shanten
+        range where the efficiency agent plays every other move; ``far_fold``: how a hand in that
+        range folds where the efficiency agent folds (:data:`FAR_FOLDS`); ``d3``: ``d`` of a 3-shanten
         root's own-turn graph, ``states2``: the state budget of a 2-shanten root's (:data:`D3`,
         :data:`STATES2`); ``d0``, ``d1``: ``d`` of a tenpai and of a 1-shanten root's own-turn
         graph, ``m1``: the calls of the 1-shanten one (:data:`D0`, :data:`D1`, :data:`M1`);
@@ -305,6 +314,9 @@ class MdpAgent(Agent):
         if far_by not in FAR_ORDERS:
             raise MahjongError(f"far_by must be one of {FAR_ORDERS}, got {far_by!r}")
         self.far_by = far_by
+        if far_fold not in FAR_FOLDS:
+            raise MahjongError(f"far_fold must be one of {FAR_FOLDS}, got {far_fold!r}")
+        self.far_fold = far_fold
         self._net, self._tie_note = None, None
         # the net's past turns (cnn.encoders.SeatHistory) by (valuing, seat): the decisions that
         # ``value`` is asked about keep their own, apart from the game's
@@ -348,7 +360,7 @@ class MdpAgent(Agent):
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, kans, tie, tie_by, tie_shanten, far_by, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
+                               f"call_m, kans, tie, tie_by, tie_shanten, far_by, far_fold, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
                                f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, deal_in, deal_in_file, table, rank_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
@@ -503,12 +515,30 @@ class MdpAgent(Agent):
 
     def _far_discard(self, legal: list[Event]) -> Event:
         """An own turn out of the MDP's range: the efficiency agent's move, or with
-        ``far_by=cnn``, when that move is a discard, the discard cnn-bot's net rates likeliest."""
+        ``far_by=cnn``, when that move is a discard, the discard cnn-bot's net rates likeliest;
+        with ``far_fold=fsm``, where the efficiency agent folds, FSM's fold."""
+        if self.far_fold == "fsm" and self.fallback.folds():
+            return self._fsm_fold(legal)
         choice = self._fallback(legal, "rule_based")
         if self.far_by != "cnn" or choice["type"] != "dahai":
             return choice
         self.last_info["rule"] = "rule-based range (cnn-bot's discard net)"
         return self._net_choice([a for a in legal if a["type"] == "dahai"])
+
+    def _fsm_fold(self, legal: list[Event]) -> Event:
+        """The legal discard that FSM's optimal fold throws first: Eq. 12's order of the kinds
+        in hand, with this turn's deal-in chances and payoffs (Eqs. 11-13)."""
+        p = self._situation().params
+        fold = fsm_closed_form(np.asarray(self.state.hand, dtype=np.int64), p.p_lose, p.u_lose, p=p.fsm_p,
+                               u_other=p.u_other, u_end=p.u_nw if p.u_end is None else p.u_end, T=max(int(p.T), 1))
+        discards = [a for a in legal if a["type"] == "dahai"]
+        by_kind = {k: [a for a in discards if _kind(a["pai"]) == k] for k in fold.order}
+        first = next(acts for acts in by_kind.values() if acts)  # a kind a call forbids is skipped
+        self.stats["rule_based"] += 1
+        self.stats["far_fold_fsm"] += 1
+        self.last_values = [(a, None) for a in legal]
+        self.last_info["rule"] = "rule-based range, folding by FSM's order (Eq. 12)"
+        return max(first, key=_tie_break)
 
     def _situation(self) -> Situation:
         sit = situation_of(self.state, self.est, table=self._table, hanchan=self.hanchan, model=self.model,
