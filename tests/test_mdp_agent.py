@@ -508,9 +508,9 @@ def test_far_by_cnn_takes_cnn_bots_discard_out_of_the_mdps_range(est):
     from player.agents.cnn_bot import CnnBot
     from player.agents.mdp import TIE_NET
 
-    agent, bot = MdpAgent(estimators=est, hanchan=True, tie=0, far_by="cnn"), CnnBot()
+    agent, bot = MdpAgent(estimators=est, hanchan=True, tie=0, far_by="cnn", far_fold="efficiency"), CnnBot()
     bot.policy.nets["discard"] = load_nets(TIE_NET, tasks=("discard",))["discard"]
-    eff, plain = EfficiencyAgent(), MdpAgent(estimators=est, hanchan=True, tie=0)
+    eff, plain = EfficiencyAgent(), MdpAgent(estimators=est, hanchan=True, tie=0, far_fold="efficiency")
     far, differ = 0, 0
     for d in replay_seat(0, agent, bot, eff, plain):
         if not any(a["type"] == "dahai" for a in d.legal):
@@ -520,7 +520,7 @@ def test_far_by_cnn_takes_cnn_bots_discard_out_of_the_mdps_range(est):
         if agent.method(d.state, d.legal) != "rule_based":
             continue
         choice, old = agent.act(d.legal), plain.act(d.legal)
-        assert old == rule  # the default: the efficiency agent's move
+        assert old == rule  # far_by's default: the efficiency agent's move
         if rule["type"] != "dahai":
             assert choice == rule
             continue
@@ -534,14 +534,14 @@ def test_far_by_cnn_takes_cnn_bots_discard_out_of_the_mdps_range(est):
 
 
 def test_far_fold_fsm_folds_a_far_hand_by_the_estimators_deal_in_chances(est):
-    """``far_fold=fsm``: a 5-shanten hand facing a riichi (the efficiency agent folds) throws
-    the first kind of FSM's fold: a genbutsu against the riichi, of the least deal-in chance
-    among the kinds held; without the option it is the efficiency agent's fold."""
+    """``far_fold=fsm`` (the default): a 5-shanten hand facing a riichi (the efficiency agent
+    folds) throws the first kind of FSM's fold: a genbutsu against the riichi, of the least
+    deal-in chance among the kinds held; with ``far_fold=efficiency`` the efficiency agent's fold."""
     rounds = [("N", {1: "9m", 2: "9m", 3: "9m"}), ("F", {1: "1p", 2: "1p", 3: "1p"}),
               ("C", {1: "8m", 2: "8m", 3: "8m"}), ("9p", {1: "8p", 2: "8p", 3: "9s"}),
               ("W", {1: "5m", 2: "W", 3: "E"}), ("1m", {1: "2s", 2: "S", 3: "3m"})]
     ev = events_for("147m 258p 369s ESWN", rounds, riichi={1: 4}, last_draw="6p")
-    agent, plain, eff = (agent_at(ev, est, far_fold="fsm"), agent_at(ev, est),
+    agent, plain, eff = (agent_at(ev, est), agent_at(ev, est, far_fold="efficiency"),
                          agent_at(ev, est).fallback)
     assert shanten(np.asarray(agent.state.hand, dtype=np.uint8)) >= 4 and eff.folds()
     choice = agent.act(discard_legal(agent))
@@ -561,7 +561,7 @@ def test_far_fold_fsm_folds_a_far_hand_by_the_estimators_deal_in_chances(est):
 def test_far_3_leaves_three_shanten_hands_to_the_efficiency_agent(est):
     """``far=3``: every decision of a 3-shanten hand (own turn or call offer) is the efficiency
     agent's move, counted as rule-based; hands of 0-2 shanten are still valued by the MDPs."""
-    agent, eff = MdpAgent(estimators=est, hanchan=True, far=3), EfficiencyAgent()
+    agent, eff = MdpAgent(estimators=est, hanchan=True, far=3, far_fold="efficiency"), EfficiencyAgent()
     by_shanten: Counter = Counter()
     for d, sh, method in _valued_decisions(1, agent, eff):
         rule = eff.act(d.legal)

@@ -115,11 +115,15 @@ TIE_BY = "cnn"
 FAR_ORDERS = ("efficiency", "cnn")
 FAR_BY = "efficiency"
 #: How a hand at :data:`MAX_SHANTEN` or more folds where the efficiency agent folds
-#: (``far_fold``; a threat: a riichi or three calls): its safety heuristics (genbutsu, suji,
-#: visible counts; ``player/agents/safety.py``) or the first discard of FSM's fold (Eq. 12's
-#: order of the estimators' deal-in chances and payoffs, ``abstractions.fsm``).
-FAR_FOLDS = ("efficiency", "fsm")
-FAR_FOLD = "efficiency"
+#: (``far_fold``; a threat: a riichi or three calls): the first discard of FSM's fold (Eq. 12's
+#: order of the estimators' deal-in chances and payoffs, ``abstractions.fsm``; issue 8 asks
+#: the rule-based range to fold by FSM's order) or the efficiency agent's safety heuristics
+#: (genbutsu, suji, visible counts; ``player/agents/safety.py``). Such folds are rare (0.06 a
+#: seat a game): of 95 in 400 development games (seed 20261526, all seats) and 68 in the 42
+#: phoenix games, the two differ in 22 and 25, and by the riichi players' true waits the
+#: heuristics' discards would have dealt in twice, FSM's once (README, "Session 37").
+FAR_FOLDS = ("fsm", "efficiency")
+FAR_FOLD = "fsm"
 #: Own-turn graphs of far hands: ``d`` of a 3-shanten root (``search.hand_graph``'s default
 #: 3, its shanten: only the shortest paths to a win) and the state budget of a 2-shanten root
 #: (the graph's default 5,000 cuts ``d = 3`` to 2 in about half of them); 3-shanten roots keep
