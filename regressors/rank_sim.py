@@ -200,17 +200,115 @@ def play_hands(sc, rw, ky, dl, hb, st, total, base, winner, payer, renchan, stic
 
 
 @nb.njit(cache=True)
+def _paths(rw, ky, dl, hb, st, total, base, winner, payer, renchan, sticks, seq, D, rep, dealer, last, forced,
+           n_hands, first_last, pre_min):
+    """The score-free part of every playout of ``seq`` (N, H) from one hand start: the hands
+    (their outcomes, honba, sticks and dealers) do not depend on the scores, only the game's
+    end does. Fills the cumulative score changes ``D`` (N, H, 4) after each hand, each hand's
+    dealer repeat, dealer, whether it is all-last or later (``last``) and whether it ends the
+    extension whatever the scores (``forced``); ``n_hands`` (N,) the hands a playout may play,
+    ``first_last`` (N,) its first ``last`` hand and ``pre_min`` (N, 4) each seat's lowest
+    cumulative change before it (no bust before it when the scores stay above its negative)."""
+    c = np.empty(4)
+    for s in range(seq.shape[0]):
+        c[:] = 0.0
+        r_w, k_y, d_l, h_b, s_t = rw, ky, dl, hb, st
+        n, fl = seq.shape[1], seq.shape[1]
+        for k in range(4):
+            pre_min[s, k] = np.inf
+        for h in range(seq.shape[1]):
+            o = seq[s, h]
+            for k in range(4):
+                c[(d_l + k) % 4] += base[o, k]
+            rp = renchan[o]
+            if winner[o] >= 0:  # the honba and the sticks as play_hands pays them
+                w = (d_l + winner[o]) % 4
+                if payer[o] >= 0:
+                    c[w] += 300 * h_b
+                    c[(d_l + payer[o]) % 4] -= 300 * h_b
+                else:
+                    for k in range(4):
+                        if k != w:
+                            c[k] -= 100 * h_b
+                            c[w] += 100 * h_b
+                c[w] += 1000 * s_t
+                s_t = 0
+                h_b = h_b + 1 if rp else 0
+            else:
+                s_t += sticks[o]
+                h_b += 1
+            idx = 4 * r_w + k_y
+            D[s, h, :] = c
+            rep[s, h], dealer[s, h] = rp, d_l
+            last[s, h] = idx >= total - 1
+            forced[s, h] = idx >= total + 3 and not rp
+            if last[s, h] and fl == seq.shape[1]:
+                fl = h
+            if fl == seq.shape[1]:
+                for k in range(4):
+                    pre_min[s, k] = min(pre_min[s, k], c[k])
+            if forced[s, h]:
+                n = h + 1
+                break
+            if not rp:
+                k_y += 1
+                if k_y == 4:
+                    k_y = 0
+                    r_w += 1
+                d_l = (d_l + 1) % 4
+        n_hands[s], first_last[s] = n, min(fl, n)
+
+
+@nb.njit(cache=True)
 def _play_out(scores0, rw, ky, dl, hb, st, total, base, winner, payer, renchan, sticks, seq, out):
     """Add the final-rank counts (m, 4 seats, 4 ranks) of every playout of ``seq`` (N, H)
-    from each row of ``scores0``; returns the number of playouts cut at H hands."""
+    from each row of ``scores0``; returns the number of playouts cut at H hands. The same
+    games as :func:`play_hands` one by one: the hands are laid out once (:func:`_paths`) and
+    each row checks only where the game may end, from the first all-last hand on unless a
+    seat could go below zero before it."""
+    N, H = seq.shape
+    D = np.empty((N, H, 4))
+    rep = np.empty((N, H), np.bool_)
+    dealer = np.empty((N, H), np.int64)
+    last = np.empty((N, H), np.bool_)
+    forced = np.empty((N, H), np.bool_)
+    n_hands = np.empty(N, np.int64)
+    first_last = np.empty(N, np.int64)
+    pre_min = np.empty((N, 4))
+    _paths(rw, ky, dl, hb, st, total, base, winner, payer, renchan, sticks, seq, D, rep, dealer, last, forced,
+           n_hands, first_last, pre_min)
     cut = 0
     sc = np.empty(4)
     for r in range(scores0.shape[0]):
-        for s in range(seq.shape[0]):
+        for s in range(N):
+            start = first_last[s]
             for k in range(4):
-                sc[k] = scores0[r, k]
-            if not play_hands(sc, rw, ky, dl, hb, st, total, base, winner, payer, renchan, sticks, seq[s]):
+                if scores0[r, k] + pre_min[s, k] < 0:
+                    start = 0
+            end = n_hands[s] - 1
+            ended = False
+            for h in range(start, n_hands[s]):
+                low, top = np.inf, -np.inf
+                for k in range(4):
+                    v = scores0[r, k] + D[s, h, k]
+                    low, top = min(low, v), max(top, v)
+                if low < 0 or forced[s, h]:
+                    end, ended = h, True
+                    break
+                if last[s, h] and top >= 30000:
+                    d = dealer[s, h]
+                    dealer_top = True
+                    for k in range(4):
+                        v, vd = scores0[r, k] + D[s, h, k], scores0[r, d] + D[s, h, d]
+                        if v > vd or (v == vd and k < d):
+                            dealer_top = False
+                    if not rep[s, h] or dealer_top:
+                        end, ended = h, True
+                        break
+            if not ended:
                 cut += 1
+            for k in range(4):
+                sc[k] = scores0[r, k] + D[s, end, k]
             for k in range(4):
                 rank = 0
                 for q in range(4):

@@ -90,6 +90,35 @@ def test_every_playout_gives_each_rank_once():
                                   [3, 0, 1, 2])
 
 
+def _one_by_one(m: SimRankModel, scores: np.ndarray, start: tuple) -> tuple[np.ndarray, int]:
+    """The rank counts of every playout, each played by ``play_hands`` (the rules the record
+    replays above check), and the playouts it leaves unfinished."""
+    o, out, cut = m.outcomes, np.zeros((len(scores), 4, 4)), 0
+    for r, row in enumerate(scores):
+        for seq in m.seq:
+            sc = row.astype(float)
+            cut += not play_hands(sc, *start, o.base, o.winner, o.payer, o.renchan, o.sticks, seq)
+            for k in range(4):
+                out[r, k, sum(sc[q] > sc[k] or (sc[q] == sc[k] and q < k) for q in range(4))] += 1
+    return out, cut
+
+
+@pytest.mark.parametrize("start", [(0, 0, 0, 0, 0, 4), (0, 2, 1, 2, 1, 4), (0, 3, 3, 1, 2, 4), (1, 1, 0, 0, 0, 4),
+                                   (0, 1, 1, 0, 0, 8), (1, 3, 3, 3, 1, 8), (2, 0, 0, 1, 0, 8)])
+def test_the_batch_plays_the_same_games_as_play_hands(start):
+    """``rank_probs_batch`` lays the hands out once and checks the scores only where the game
+    may end: the same final ranks, playout by playout, as ``play_hands`` played one at a time,
+    from rows near every end (a seat near zero, the all-last 30,000, ties)."""
+    o = HandOutcomes.from_events(read_events(p) for p in PHOENIX[:10])
+    m = SimRankModel(o, n_sims=150, max_hands=6, seed=3)
+    rng = np.random.default_rng(sum(start))
+    S = np.vstack([[[1000, 30000, 29000, 40000], [30000, 30000, 20000, 20000], [300, 300, 49700, 49700]],
+                   rng.integers(0, 600, size=(12, 4)) * 100])
+    want, cut = _one_by_one(m, S, start)
+    np.testing.assert_array_equal(m.rank_probs_batch(S, *start[:5], hanchan=start[5] == 8), want / m.n_sims)
+    assert m.truncated == cut
+
+
 def test_the_agent_plays_with_a_playout_model(tmp_path):
     from player.agents.mdp import MdpAgent
 
