@@ -154,48 +154,68 @@ def _rel(seat: int, dealer: int) -> int:
 
 
 @nb.njit(cache=True)
+def _pay_hand(sc, o, dl, hb, st, base, winner, payer, renchan, sticks):
+    """Move the scores ``sc`` (4,) by outcome ``o`` of a hand dealt by ``dl`` with honba
+    ``hb`` and sticks ``st`` on the table (the first winner takes both); returns the next
+    hand's honba and sticks and whether the dealer repeats."""
+    for k in range(4):
+        sc[(dl + k) % 4] += base[o, k]
+    rep = renchan[o]
+    if winner[o] >= 0:
+        w = (dl + winner[o]) % 4
+        if payer[o] >= 0:
+            sc[w] += 300 * hb
+            sc[(dl + payer[o]) % 4] -= 300 * hb
+        else:
+            for k in range(4):
+                if k != w:
+                    sc[k] -= 100 * hb
+                    sc[w] += 100 * hb
+        sc[w] += 1000 * st
+        return (hb + 1 if rep else 0), 0, rep
+    return hb + 1, st + sticks[o], rep
+
+
+@nb.njit(cache=True)
+def _next_hand(rw, ky, dl, rep):
+    """The round, kyoku and dealer of the hand after one the dealer ``dl`` repeats or not."""
+    if rep:
+        return rw, ky, dl
+    if ky == 3:
+        return rw + 1, 0, (dl + 1) % 4
+    return rw, ky + 1, (dl + 1) % 4
+
+
+@nb.njit(cache=True)
+def _game_ends(sc, dl, rep, last, forced):
+    """Whether the game ends after a hand dealt by ``dl`` that left the scores ``sc``: a seat
+    below zero; all-last or later (``last``) with someone at 30,000, unless the dealer repeats
+    without being on top; the extension's end (``forced``)."""
+    low = min(sc[0], min(sc[1], min(sc[2], sc[3])))
+    if low < 0 or forced:
+        return True
+    if not last or max(sc[0], max(sc[1], max(sc[2], sc[3]))) < 30000:
+        return False
+    if not rep:
+        return True
+    for k in range(4):
+        if sc[k] > sc[dl] or (sc[k] == sc[dl] and k < dl):
+            return False
+    return True
+
+
+@nb.njit(cache=True)
 def play_hands(sc, rw, ky, dl, hb, st, total, base, winner, payer, renchan, sticks, seq):
     """Play the outcomes ``seq`` (indices into the outcome arrays) one hand after another from
     the start of hand (rw, ky, dealer dl, honba hb, sticks st) on the scores ``sc`` (4,),
     moved in place, until the game ends (Tenhou's rules, module docstring); True when it
     ended within ``len(seq)`` hands."""
     for h in range(len(seq)):
-        o = seq[h]
-        for k in range(4):
-            sc[(dl + k) % 4] += base[o, k]
-        rep = renchan[o]
-        if winner[o] >= 0:
-            w = (dl + winner[o]) % 4
-            if payer[o] >= 0:
-                sc[w] += 300 * hb
-                sc[(dl + payer[o]) % 4] -= 300 * hb
-            else:
-                for k in range(4):
-                    if k != w:
-                        sc[k] -= 100 * hb
-                        sc[w] += 100 * hb
-            sc[w] += 1000 * st
-            st = 0
-            hb = hb + 1 if rep else 0
-        else:
-            st += sticks[o]
-            hb += 1
+        hb, st, rep = _pay_hand(sc, seq[h], dl, hb, st, base, winner, payer, renchan, sticks)
         idx = 4 * rw + ky
-        top = max(sc[0], max(sc[1], max(sc[2], sc[3])))
-        low = min(sc[0], min(sc[1], min(sc[2], sc[3])))
-        dealer_top = True
-        for k in range(4):
-            if sc[k] > sc[dl] or (sc[k] == sc[dl] and k < dl):
-                dealer_top = False
-        last = idx >= total - 1
-        if low < 0 or (last and top >= 30000 and (not rep or dealer_top)) or (idx >= total + 3 and not rep):
+        if _game_ends(sc, dl, rep, idx >= total - 1, idx >= total + 3 and not rep):
             return True
-        if not rep:
-            ky += 1
-            if ky == 4:
-                ky = 0
-                rw += 1
-            dl = (dl + 1) % 4
+        rw, ky, dl = _next_hand(rw, ky, dl, rep)
     return False
 
 
@@ -210,52 +230,28 @@ def _paths(rw, ky, dl, hb, st, total, base, winner, payer, renchan, sticks, seq,
     ``first_last`` (N,) its first ``last`` hand and ``pre_min`` (N, 4) each seat's lowest
     cumulative change before it (no bust before it when the scores stay above its negative)."""
     c = np.empty(4)
+    H = seq.shape[1]
     for s in range(seq.shape[0]):
         c[:] = 0.0
         r_w, k_y, d_l, h_b, s_t = rw, ky, dl, hb, st
-        n, fl = seq.shape[1], seq.shape[1]
-        for k in range(4):
-            pre_min[s, k] = np.inf
-        for h in range(seq.shape[1]):
-            o = seq[s, h]
-            for k in range(4):
-                c[(d_l + k) % 4] += base[o, k]
-            rp = renchan[o]
-            if winner[o] >= 0:  # the honba and the sticks as play_hands pays them
-                w = (d_l + winner[o]) % 4
-                if payer[o] >= 0:
-                    c[w] += 300 * h_b
-                    c[(d_l + payer[o]) % 4] -= 300 * h_b
-                else:
-                    for k in range(4):
-                        if k != w:
-                            c[k] -= 100 * h_b
-                            c[w] += 100 * h_b
-                c[w] += 1000 * s_t
-                s_t = 0
-                h_b = h_b + 1 if rp else 0
-            else:
-                s_t += sticks[o]
-                h_b += 1
+        n, fl = H, H
+        pre_min[s, :] = np.inf
+        for h in range(H):
+            h_b, s_t, rp = _pay_hand(c, seq[s, h], d_l, h_b, s_t, base, winner, payer, renchan, sticks)
             idx = 4 * r_w + k_y
             D[s, h, :] = c
             rep[s, h], dealer[s, h] = rp, d_l
             last[s, h] = idx >= total - 1
             forced[s, h] = idx >= total + 3 and not rp
-            if last[s, h] and fl == seq.shape[1]:
+            if last[s, h] and fl == H:
                 fl = h
-            if fl == seq.shape[1]:
+            if fl == H:
                 for k in range(4):
                     pre_min[s, k] = min(pre_min[s, k], c[k])
             if forced[s, h]:
                 n = h + 1
                 break
-            if not rp:
-                k_y += 1
-                if k_y == 4:
-                    k_y = 0
-                    r_w += 1
-                d_l = (d_l + 1) % 4
+            r_w, k_y, d_l = _next_hand(r_w, k_y, d_l, rp)
         n_hands[s], first_last[s] = n, min(fl, n)
 
 
@@ -288,23 +284,11 @@ def _play_out(scores0, rw, ky, dl, hb, st, total, base, winner, payer, renchan, 
             end = n_hands[s] - 1
             ended = False
             for h in range(start, n_hands[s]):
-                low, top = np.inf, -np.inf
                 for k in range(4):
-                    v = scores0[r, k] + D[s, h, k]
-                    low, top = min(low, v), max(top, v)
-                if low < 0 or forced[s, h]:
+                    sc[k] = scores0[r, k] + D[s, h, k]
+                if _game_ends(sc, dealer[s, h], rep[s, h], last[s, h], forced[s, h]):
                     end, ended = h, True
                     break
-                if last[s, h] and top >= 30000:
-                    d = dealer[s, h]
-                    dealer_top = True
-                    for k in range(4):
-                        v, vd = scores0[r, k] + D[s, h, k], scores0[r, d] + D[s, h, d]
-                        if v > vd or (v == vd and k < d):
-                            dealer_top = False
-                    if not rep[s, h] or dealer_top:
-                        end, ended = h, True
-                        break
             if not ended:
                 cut += 1
             for k in range(4):
