@@ -103,7 +103,8 @@ def run(graph: HandGraph, p: MDPParams, *, v_stop: np.ndarray | None, allow_win:
                            u_tsumo=u_tsumo, u_ron=u_ron, v_stop=v_stop, allow_win=allow_win,
                            tsumo_forced=p.tsumo_forced, track=track, p_chi=p.p_chi, riichi=riichi, calls=p.calls,
                            g_lose=p.lose_growth, discards_per_turn=p.discards_per_turn, ron_scale=p.ron_scale,
-                           tenpai_other=p.tenpai_other, draw_share=p.draw_share, root_only=root_only, q_event=None if event is None else event[0],
+                           tenpai_other=p.tenpai_other, draw_share=p.draw_share,
+                           progress_share=p.progress_share, root_only=root_only, q_event=None if event is None else event[0],
                            v_event=None if event is None else event[1],
                            event_endings=None if event is None or not track else event[2], fold_split=fold_split,
                            keep=keep)

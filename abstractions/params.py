@@ -129,6 +129,10 @@ class MDPParams:
     draw_share : float
         *i* draws a kind that completes its hand at this share of its unseen share (in [0, 1]:
         the others hold some of our waits), the other kinds more often by as much.
+    progress_share : tuple of 3 floats
+        At 1, 2 and 3+ shanten, *i* draws a kind after which an exchange lowers its shanten at
+        this share of its unseen share (in [0, 1]: the others keep the tiles we need too), the
+        other kinds more often by as much.
     ron_ok : bool[34], optional
         Kinds *i* may ron (False for furiten kinds, spec A13); default all.
     furiten : bool
@@ -185,6 +189,7 @@ class MDPParams:
     ron_scale: float = 1.0
     tenpai_other: float = 1.0
     draw_share: float = 1.0
+    progress_share: tuple[float, float, float] = (1.0, 1.0, 1.0)
     ron_ok: np.ndarray | None = None
     furiten: bool = False
     payoff: Payoff | float = 1.0
@@ -242,7 +247,8 @@ class MDPParams:
                          u_other=float(self.u_other), p_end=pe, lose_growth=gl, u_tw=float(self.u_tw),
                          u_nw=float(self.u_nw), p_disc=pd, ron_scale=_scale(self.ron_scale, "ron_scale"),
                          tenpai_other=_scale(self.tenpai_other, "tenpai_other"),
-                         draw_share=_scale(self.draw_share, "draw_share"), ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
+                         draw_share=_scale(self.draw_share, "draw_share"),
+                         progress_share=_shares(self.progress_share), ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
                          fsm_p=float(self.fsm_p), fold=bool(self.fold), fold_growth=bool(self.fold_growth),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
@@ -257,6 +263,14 @@ def _scale(x, name: str) -> float:
     if not 0.0 <= v <= 1.0:
         raise MahjongError(f"{name} must lie in [0, 1], got {x}")
     return v
+
+
+def _shares(x) -> tuple[float, float, float]:
+    """``progress_share`` checked: three numbers in [0, 1] (1, 2 and 3+ shanten)."""
+    v = tuple(float(y) for y in np.atleast_1d(np.asarray(x, dtype=np.float64)))
+    if len(v) != 3:
+        raise MahjongError(f"progress_share must hold 3 numbers (1, 2, 3+ shanten), got {x!r}")
+    return tuple(_scale(y, "progress_share") for y in v)
 
 
 def _per_turn(x, T: int, name: str) -> np.ndarray:

@@ -31,7 +31,8 @@ And a tenpai hand does not ron every discard of its waits (a wait without a yaku
 an open hand (:func:`replay_rates`; Eq. 20's ``P_T P(t is j's wait)`` counts them all).
 ``tenpai_other`` says how much rarer another's win is while *i*'s own hand is tenpai than
 the hazard, which knows nothing of *i*'s hand, predicts (:func:`tenpai_other_ratio`), and
-``draw_share`` how much less often a tenpai hand draws its waits than their unseen share says
+``draw_share`` how much less often a tenpai hand draws its waits than their unseen share says,
+``progress_share`` the same at 1, 2 and 3+ shanten for the kinds that lower the shanten
 (:func:`replay_rates`). ``ron_share_by`` splits ``ron_scale`` by who discards: a riichi
 player throws what it draws, a free closed hand holds back (:func:`ron_share_by_discarder`).
 """
@@ -228,6 +229,7 @@ class HazardModel:
         self.ron_given_wait = {c: 1.0 for c in WAIT_CLASSES}
         self.tenpai_other = 1.0
         self.draw_share = 1.0
+        self.progress_share = (1.0, 1.0, 1.0)
         self.ron_share_by = {o: {c: 1.0 for c in WAIT_CLASSES} for o in OWN_CLASSES}
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
@@ -287,7 +289,8 @@ class HazardModel:
                           "ron_scale": self.ron_scale, "ron_scale_riichi": self.ron_scale_riichi,
                           "dama_share": self.dama_share, "riichi_pass": self.riichi_pass,
                           "ron_given_wait": self.ron_given_wait, "tenpai_other": self.tenpai_other,
-                          "draw_share": self.draw_share, "ron_share_by": self.ron_share_by}, path, KIND)
+                          "draw_share": self.draw_share, "progress_share": list(self.progress_share),
+                          "ron_share_by": self.ron_share_by}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -309,6 +312,9 @@ class HazardModel:
             m.ron_given_wait = {c: float(d["ron_given_wait"][c]) for c in WAIT_CLASSES}
             m.tenpai_other = float(d["tenpai_other"])
             m.draw_share = float(d["draw_share"])
+            m.progress_share = tuple(float(x) for x in d["progress_share"])
+            if len(m.progress_share) != 3:
+                raise ValueError("progress_share")
             m.ron_share_by = {o: {c: float(d["ron_share_by"][o][c]) for c in WAIT_CLASSES} for o in OWN_CLASSES}
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
@@ -332,9 +338,9 @@ def _random_share(view, waits) -> float:
     return float(unseen[list(waits)].sum() / unseen.sum())
 
 
-def replay_rates(paths) -> tuple[float, dict[str, float], float]:
-    """``(riichi_pass, ron_given_wait, draw_share)`` from one replay of the records, every
-    seat's view:
+def replay_rates(paths) -> tuple[float, dict[str, float], float, tuple[float, float, float]]:
+    """``(riichi_pass, ron_given_wait, draw_share, progress_share)`` from one replay of the
+    records, every seat's view:
 
     * ``riichi_pass``: over every seat's discards (not in riichi) facing exactly one riichi,
       the kinds in that seat's hand the riichi player can still ron (not among
@@ -346,7 +352,9 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float]:
       for a class the records never show);
     * ``draw_share``: over every draw of a seat whose hand is tenpai, the draws of its waits
       over their number if the draw were random among its unseen tiles (at most 1, smoothed
-      by half a draw): the others hold some of its waits, so the wall has fewer of them."""
+      by half a draw): the others hold some of its waits, so the wall has fewer of them;
+    * ``progress_share``: the same for a seat at 1, 2 and 3+ shanten and the kinds whose draw
+      lowers its shanten (:func:`_useful_kinds`): the others keep the tiles it needs too."""
     from game.records import read_events
     from game.state import TableState, seat_view
     from game.tiles import mjai_to_kind
@@ -354,6 +362,7 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float]:
 
     held = passed = 0
     drew, expected = 0, 0.0
+    p_drew, p_expected = np.zeros(3), np.zeros(3)
     seen = {c: 0 for c in WAIT_CLASSES}
     ronned = {c: 0 for c in WAIT_CLASSES}
     for path in paths:
@@ -380,6 +389,11 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float]:
                 if waits:
                     expected += _random_share(v, waits)
                     drew += mjai_to_kind(e["pai"]) in waits
+                elif len(v.hand_ids) % 3 == 1:
+                    sh, useful = _useful_kinds(v)
+                    if useful:
+                        p_expected[min(sh, 3) - 1] += _random_share(v, useful)
+                        p_drew[min(sh, 3) - 1] += mjai_to_kind(e["pai"]) in useful
             for s, view in enumerate(views):
                 view.update(seat_view(e, s))
                 if kind in ("start_kyoku", "hora", "ryukyoku", "end_kyoku"):
@@ -398,7 +412,23 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float]:
                         pending[s] = (threats[0], live)
     return (passed / held if held else 0.0,
             {c: ronned[c] / seen[c] if seen[c] else 1.0 for c in WAIT_CLASSES},
-            min(1.0, (drew + 0.5) / (expected + 0.5)))
+            min(1.0, (drew + 0.5) / (expected + 0.5)),
+            tuple(float(x) for x in np.minimum(1.0, (p_drew + 0.5) / (p_expected + 0.5))))
+
+
+def _useful_kinds(view) -> tuple[int, frozenset[int]]:
+    """The shanten of ``view``'s own 3k+1 hand (not tenpai) and the kinds with copies unseen
+    whose draw lowers it."""
+    from search.shanten import shanten_batch
+
+    hand = np.asarray(view.hand, dtype=np.int64)
+    rows = np.repeat(hand[None], 35, axis=0)
+    rows[np.arange(1, 35), np.arange(34)] += 1  # row 0: the hand itself
+    ok = rows.max(axis=1) <= 4
+    sh = np.full(35, 99)
+    sh[ok] = shanten_batch(rows[ok].astype(np.uint8))
+    unseen = np.asarray(view.unseen)
+    return int(sh[0]), frozenset(int(u) for u in np.flatnonzero((sh[1:] < sh[0]) & (unseen > 0)))
 
 
 #: The classes of our own tenpai hand for ``ron_share_by_discarder``: free (not in riichi,

@@ -54,8 +54,11 @@ FIRST = 128
 MAX_MEMBERS = 31
 #: The most runs of groups a root-only solve takes a turn (:func:`group_runs`; about five).
 MAX_RUNS = 16
-#: The bit of a live draw's code (:func:`lump_draws`) that says it wins.
-WIN_BIT = 4
+#: The bit of a live draw's code (:func:`lump_draws`) that says it is one of its state's
+#: useful draws (the upper half of the state's ``wtab`` row).
+SHARE_BIT = 4
+#: The bit of a live draw's code that says it wins.
+WIN_BIT = 8
 
 
 @numba.njit(cache=True)
@@ -141,10 +144,22 @@ def group_draws(draw_ptr, draw_tile, draw_win, edge_ptr, edge_tile, edge_succ, t
     return nh
 
 
+@numba.njit(cache=True, inline="always")
+def _useful(j, sh, draw_win, edge_ptr, edge_succ, shanten):
+    """Draw ``j`` of a state of shanten ``sh`` is useful: at tenpai it completes the hand,
+    else an exchange after it that stays in the graph lowers the shanten."""
+    if sh <= 0:
+        return draw_win[j] >= 0
+    for e in range(edge_ptr[j], edge_ptr[j + 1]):
+        if shanten[edge_succ[e]] < sh:
+            return True
+    return False
+
+
 @numba.njit(cache=True)
-def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, draw_h, draw_m, cls, twin, h_cls,
-               h_ptr, h_tile, h_decl, p_lose, u_lose, allow_win, riichi_on, draw_share, live_ptr, live_c, wtab, live_h,
-               live_win, live_m, A, B, L, h_code, ma, mb):
+def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, edge_succ, shanten, draw_h, draw_m,
+               cls, twin, h_cls, h_ptr, h_tile, h_decl, p_lose, u_lose, allow_win, riichi_on, share_by, live_ptr, live_c,
+               wtab, live_h, live_win, live_m, A, B, L, h_code, ma, mb):
     """Split each state's draws into live ones and one lump (``search_performance.md``).
 
     A draw with no in-graph exchange, no win (or wins not allowed) and no riichi declaration
@@ -153,13 +168,15 @@ def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, d
     ``L[h]`` is their weight of LOSE. The other draws are ``live_ptr[h] <= x < live_ptr[h+1]``:
     probability ``wtab[8 h + (live_c[x] & 7)]``, group ``live_h[x]``, win ``live_win[x]``, own
     member ``live_m[x]`` (copied, so that the solve reads them in order). A draw's probability
-    is ``left / total`` with 1-4 copies left (``draw_left``, ``draw_total``), so a state has at
-    most eight, ``wtab[8 h + 4 win + left - 1]``: one byte a draw (``left - 1``, bit ``WIN_BIT``
-    set where ``live_win[x] >= 0``) where the solve's every turn would stream the float and the
-    win index (16 bytes a draw to 5 with ``live_h``). The draws that complete the hand come at
-    ``draw_share`` of that (the others hold our waits), the rest at ``(1 - draw_share W) / (1 -
-    W)`` of it, ``W`` the state's share of completing draws (unscaled where every draw
-    completes it).
+    is ``left / total`` with 1-4 copies left (``draw_left``, ``draw_total``), scaled by one of
+    two numbers of its state (below), so a state has at most eight, ``wtab[8 h + 4 useful +
+    left - 1]``: one byte a draw (``left - 1``, bit ``SHARE_BIT`` for a useful draw, bit
+    ``WIN_BIT`` where ``live_win[x] >= 0``) where the solve's every turn would stream the float
+    and the win index (16 bytes a draw to 5 with ``live_h``). A state's useful draws
+    (:func:`_useful`: at tenpai the draws that complete the hand, else those after which an
+    exchange in the graph lowers the shanten) come at ``share_by[min(shanten, 3)]`` of their
+    unseen share (the others hold the tiles we need), the rest at ``(1 - share W) / (1 - W)``,
+    ``W`` the state's share of useful draws (unscaled where every draw is useful).
     ``ma[c] + mb[c] * VF[member, k-1]`` with ``c = h_code[m]`` is the value of discarding into
     member ``m`` (Eq. 7, Eq. 10 for the members of a call). Deal-in parameters come in two
     classes (``p_lose[c]``, ``u_lose[c]``; 1: after riichi) by the class of the state (``cls``)
@@ -179,28 +196,33 @@ def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, d
         lo = 0.0
         k = cls[s]
         total = draw_total[s]
-        wins = 0.0
-        for j in range(draw_ptr[s], draw_ptr[s + 1]):
-            if draw_win[j] >= 0:
-                wins += draw_left[j] / total
-        ds = rest = 1.0  # every draw wins: nothing to share out
-        if wins < 1.0 - 1e-12:
-            ds = draw_share
-            rest = (1.0 - ds * wins) / (1.0 - wins)
+        sh = shanten[s]
+        share = share_by[min(max(sh, 0), 3)]
+        scaled = share != 1.0  # else both halves of the row are the same: no need to tell them apart
+        useful = 0.0
+        if scaled:
+            for j in range(draw_ptr[s], draw_ptr[s + 1]):
+                if _useful(j, sh, draw_win, edge_ptr, edge_succ, shanten):
+                    useful += draw_left[j] / total
+        ds = rest = 1.0  # every draw useful (or none): nothing to share out
+        if 0.0 < useful < 1.0 - 1e-12:
+            ds = share
+            rest = (1.0 - ds * useful) / (1.0 - useful)
         for i in range(4):
             wtab[8 * s + i] = rest * (i + 1) / total
             wtab[8 * s + 4 + i] = ds * (i + 1) / total
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
+            uj = scaled and _useful(j, sh, draw_win, edge_ptr, edge_succ, shanten)
             if draw_h[j] >= 0 and (edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0)
                                    or (riichi_on and twin[s] >= 0)):
-                live_c[c] = (draw_left[j] - 1) | (WIN_BIT if draw_win[j] >= 0 else 0)
+                live_c[c] = (draw_left[j] - 1) | (SHARE_BIT if uj else 0) | (WIN_BIT if draw_win[j] >= 0 else 0)
                 live_h[c] = draw_h[j]
                 live_win[c] = draw_win[j]
                 live_m[c] = draw_m[j]
                 c += 1
             else:
                 u = draw_tile[j]
-                w = (ds if draw_win[j] >= 0 else rest) * draw_left[j] / total
+                w = (ds if uj else rest) * draw_left[j] / total
                 a += w * p_lose[k, u] * u_lose[k, u]
                 b += w * (1.0 - p_lose[k, u])
                 lo += w * p_lose[k, u]
@@ -936,7 +958,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
           riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None,
           discards_per_turn: int = 1, ron_scale: float = 1.0, tenpai_other: float = 1.0, draw_share: float = 1.0,
-          root_only: bool = False,
+          progress_share: tuple[float, float, float] = (1.0, 1.0, 1.0), root_only: bool = False,
           q_event: np.ndarray | None = None, v_event: np.ndarray | None = None,
           event_endings: Callable[[np.ndarray], np.ndarray] | None = None,
           fold_split: tuple | None = None, keep: bool = False):
@@ -960,7 +982,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     that are tenpai (another's win is rarer while we are tenpai; not the locked states, whose
     ``p_other`` is their own). ``draw_share`` (in [0, 1]) scales the draws that complete a
     state's hand, the others taking up the rest (:func:`lump_draws`: the wall holds fewer of
-    our waits than the unseen counts say). ``root_only``: solve only the (state, ``k``) pairs that the
+    our waits than the unseen counts say); ``progress_share`` (three numbers in [0, 1]) scales
+    the useful draws of a state at 1, 2 and 3+ shanten alike, those after which an exchange
+    lowers its shanten. ``root_only``: solve only the (state, ``k``) pairs that the
     root's actions read (:func:`turns_read`; the same numbers for them, about a third less
     work); the others are NaN in ``VF``/``ED``. With ``track`` the ending probabilities are
     computed after the values, at the pairs that the root's actions reach under the solved
@@ -1036,7 +1060,11 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                                                np.broadcast_to(np.asarray(lk[key], np.float64),
                                                                np.shape(base[key]))]))
            for key in RIICHI_KEYS}
-    for key, x in (("tenpai_other", tenpai_other), ("draw_share", draw_share)):
+    share_by = np.array([draw_share, *progress_share], np.float64)
+    if share_by.shape != (4,):
+        raise ValueError(f"progress_share must hold 3 numbers (1, 2, 3+ shanten), got {progress_share!r}")
+    for key, x in (("tenpai_other", tenpai_other), ("draw_share", draw_share), ("progress_share", min(share_by[1:])),
+                   ("progress_share", max(share_by[1:]))):
         if not 0.0 <= float(x) <= 1.0:
             raise ValueError(f"{key} must lie in [0, 1], got {x!r}")
     t_other = np.array([float(tenpai_other), 1.0])
@@ -1049,8 +1077,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     A, B, L = np.empty(n), np.empty(n), np.empty(n)
     h_code, ma, mb = np.empty(h_tile.shape[0], np.uint8), np.full(2 * FIRST, np.nan), np.full(2 * FIRST, np.nan)
     lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_left, graph.draw_total, graph.draw_win, graph.edge_ptr,
-               draw_h, draw_m, cls, graph.twin, h_cls, h_ptr, h_tile, h_decl, two["p_lose"], two["u_lose"], bool(allow_win), riichi is not None,
-               float(draw_share), live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, h_code, ma, mb)
+               graph.edge_succ, graph.shanten, draw_h, draw_m, cls, graph.twin, h_cls, h_ptr, h_tile, h_decl, two["p_lose"],
+               two["u_lose"], bool(allow_win), riichi is not None, share_by, live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, h_code, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
     # the pairs the root's actions read: a 3k+2 root its discards' states (and twins) at T-1,
     # a 3k+1 root itself at T and its calls' states at T-1

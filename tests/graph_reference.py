@@ -44,12 +44,30 @@ def reference_h1(h0: np.ndarray, unseen: np.ndarray, d: int) -> set[tuple[int, .
     return out
 
 
-def draw_weights(left, wins, share):
-    """Each kind's draw chance: its unseen share, the kinds that complete the hand at ``share``
-    of it, the others more by as much (unscaled when every draw completes the hand)."""
+def draw_weights(left, useful, share):
+    """Each kind's draw chance: its unseen share, the useful kinds at ``share`` of it, the
+    others more by as much (unscaled when every draw is useful, or none)."""
     total = sum(x for x in left if x > 0)
-    w_win = sum(left[u] for u in range(34) if wins[u]) / total
-    if w_win >= 1 - 1e-12:
+    w_use = sum(left[u] for u in range(34) if useful[u]) / total
+    if w_use >= 1 - 1e-12 or w_use == 0:
         return [max(x, 0) / total for x in left]
-    rest = (1 - share * w_win) / (1 - w_win)
-    return [(share if wins[u] else rest) * max(left[u], 0) / total for u in range(34)]
+    rest = (1 - share * w_use) / (1 - w_use)
+    return [(share if useful[u] else rest) * max(left[u], 0) / total for u in range(34)]
+
+
+def useful_draws(h, left, wins, p, after) -> tuple[list[bool], float]:
+    """The kinds whose draw is useful at hand ``h`` and the share they come at (``p``'s
+    ``draw_share`` at tenpai: the kinds that complete it; ``progress_share`` by shanten
+    otherwise: the kinds after which some discard, into a hand ``after(c2, t)`` says is
+    allowed, lowers the shanten; riichienv's shanten of the concealed tiles)."""
+    sh = riichienv_shanten(np.array(h))
+    if sh <= 0:
+        return [left[u] > 0 and wins[u] for u in range(34)], p.draw_share
+    useful = []
+    for u in range(34):
+        c2 = list(h)
+        c2[u] += 1
+        useful.append(left[u] > 0 and any(
+            c2[t] > 0 and t != u and after(c2, t) and riichienv_shanten(np.array(c2) - np.eye(34, dtype=int)[t]) < sh
+            for t in range(34)))
+    return useful, p.progress_share[min(sh, 3) - 1]

@@ -22,7 +22,7 @@ from game.errors import MahjongError
 from game.tiles import hand_counts, mjai_to_kind
 from search.hand_graph import CHI_CODE, build_graph
 
-from graph_reference import draw_weights, reference_h1
+from graph_reference import draw_weights, reference_h1, useful_draws
 
 NAN = float("nan")
 
@@ -332,7 +332,10 @@ class Brute:
     def _ed(self, st, n):
         left = [self.left(st, u) for u in range(34)]
         wins = set(self.wins(st))
-        w = draw_weights(left, [left[u] > 0 and u in wins for u in range(34)], self.p.draw_share)
+        c, codes, locked = st
+        useful, share = useful_draws(c, left, [u in wins for u in range(34)], self.p,
+                                     lambda c2, t: (_add(tuple(c2), t, -1), codes, locked) in self.members)
+        w = draw_weights(left, useful, share)
         return sum(w[u] * self.vd(st, u, n) for u in range(34) if left[u] > 0)
 
     def vd(self, st, u, n):
@@ -379,7 +382,8 @@ def _params(rng, T, kinds, riichi=True, payoff=_payoff):
                           lose_growth=rng.uniform(0.8, 3.0, T))  # its own: a riichi hand cannot answer
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), lose_growth=rng.uniform(0.8, 2.0, T),
                      u_other=-1.0, ron_scale=float(rng.uniform(0.3, 1.0)), tenpai_other=float(rng.uniform(0.3, 1.0)),
-                     draw_share=float(rng.uniform(0.5, 1.0)), p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
+                     draw_share=float(rng.uniform(0.5, 1.0)), progress_share=tuple(rng.uniform(0.5, 1.0, 3)),
+                     p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15, riichi=rp, p_chi=float(rng.uniform(0.2, 0.5)))
 
 

@@ -761,6 +761,27 @@ def test_draw_share_lowers_the_tsumo_of_a_tenpai_hand(est):
     assert b.probs[east][win] < a.probs[east][win] and b.discards[east] < a.discards[east]
 
 
+def test_progress_share_slows_a_one_shanten_hand(est):
+    """``progress_share``: the hazards' shares reach PSM's parameters; a 1-shanten hand then
+    reaches tenpai less often, so it wins less and ends noten more, and its discards are worth
+    less."""
+    from abstractions.psm import solve_psm
+    from abstractions.situation import TableModel
+
+    ev = events_for("123m 456p 78s 24s 55m W", [], last_draw="E")
+    agent = agent_at(ev, est)
+    st = agent.state
+    plain = situation_of(st, est)
+    fewer = situation_of(st, est, model=TableModel(progress_share=True))
+    assert plain.params.progress_share == (1.0, 1.0, 1.0)
+    assert fewer.params.progress_share == tuple(est.hazard.progress_share) and max(fewer.params.progress_share) < 1.0
+    g = agent._graph(plain, st)
+    a, b = (solve_psm(g, s.params, drawn=st.drawn >> 2, track=True) for s in (plain, fewer))
+    east, win, noten = mjai_to_kind("E"), OUTCOMES.index("win"), OUTCOMES.index("noten_washout")
+    assert b.probs[east][win] < a.probs[east][win] and b.probs[east][noten] > a.probs[east][noten]
+    assert b.discards[east] < a.discards[east]
+
+
 def test_riichi_decay_takes_the_passed_share_off_a_riichi_each_turn():
     """``riichi_decay``: a riichi opponent's part of our deal-ins keeps ``keep ** n`` of
     itself ``n`` discards ahead (the kinds the others pass meanwhile cannot be ronned), the
@@ -800,9 +821,10 @@ def test_riichi_pass_rate_and_draw_share_on_real_games():
     from regressors.hazard import replay_rates
 
     phoenix = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))
-    rate, _, share = replay_rates([str(p) for p in phoenix[:6]])
+    rate, _, share, progress = replay_rates([str(p) for p in phoenix[:6]])
     assert 0.02 < rate < 0.08
     assert 0.5 < share < 1.0
+    assert 0.7 < progress[0] < 1.0  # at 1 shanten too (0.86 on the 42 games)
 
 
 def test_ron_given_wait_scales_each_opponents_ron_chances(est):
