@@ -13,6 +13,7 @@ import numpy as np
 
 from game.errors import MahjongError
 from search.scorer import ANKAN, F_POINTS, score_nb
+from search.retrograde import draw_shares
 
 #: ``payoff(hands14 (m, 34) uint8, win_tile (m,) int, tsumo: bool[, melds (m, 4, 2) int64]) ->
 #: (m,) float``: the payoff of winning with each completed concealed hand (``hands14`` already
@@ -126,13 +127,15 @@ class MDPParams:
     tenpai_other : float
         ``p_other`` times this at the tenpai states not locked in riichi (in [0, 1]: another
         wins less often while *i* is tenpai; the locked states' ``p_other`` is their own).
-    draw_share : float
+    draw_share : float or float[T]
         *i* draws a kind that completes its hand at this share of its unseen share (in [0, 1]:
-        the others hold some of our waits), the other kinds more often by as much.
-    progress_share : tuple of 3 floats
+        the others hold some of our waits), the other kinds more often by as much; T numbers:
+        by the discards made before the draw.
+    progress_share : 3 floats or float[3, T]
         At 1, 2 and 3+ shanten, *i* draws a kind after which an exchange lowers its shanten at
         this share of its unseen share (in [0, 1]: the others keep the tiles we need too), the
-        other kinds more often by as much.
+        other kinds more often by as much; (3, T): by turn as ``draw_share``. ``checked()``
+        gives both by turn (T and (3, T) numbers).
     ron_ok : bool[34], optional
         Kinds *i* may ron (False for furiten kinds, spec A13); default all.
     furiten : bool
@@ -188,8 +191,8 @@ class MDPParams:
     p_disc: np.ndarray | None = None
     ron_scale: float = 1.0
     tenpai_other: float = 1.0
-    draw_share: float = 1.0
-    progress_share: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    draw_share: float | np.ndarray = 1.0
+    progress_share: tuple[float, float, float] | np.ndarray = (1.0, 1.0, 1.0)
     ron_ok: np.ndarray | None = None
     furiten: bool = False
     payoff: Payoff | float = 1.0
@@ -243,12 +246,15 @@ class MDPParams:
             raise MahjongError("seat_wind and round_wind must be 0..3")
         if self.riichi is not None and not isinstance(self.riichi, RiichiParams):
             raise MahjongError("riichi must be a RiichiParams or None")
+        try:
+            shares = draw_shares(self.draw_share, self.progress_share, T)
+        except ValueError as err:
+            raise MahjongError(str(err)) from None
         return MDPParams(T=T, p_lose=pl, u_lose=_vec(self.u_lose, 34, "u_lose"), p_other=po,
                          u_other=float(self.u_other), p_end=pe, lose_growth=gl, u_tw=float(self.u_tw),
                          u_nw=float(self.u_nw), p_disc=pd, ron_scale=_scale(self.ron_scale, "ron_scale"),
                          tenpai_other=_scale(self.tenpai_other, "tenpai_other"),
-                         draw_share=_scale(self.draw_share, "draw_share"),
-                         progress_share=_shares(self.progress_share), ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
+                         draw_share=shares[0], progress_share=shares[1:], ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
                          fsm_p=float(self.fsm_p), fold=bool(self.fold), fold_growth=bool(self.fold_growth),
                          u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
@@ -263,14 +269,6 @@ def _scale(x, name: str) -> float:
     if not 0.0 <= v <= 1.0:
         raise MahjongError(f"{name} must lie in [0, 1], got {x}")
     return v
-
-
-def _shares(x) -> tuple[float, float, float]:
-    """``progress_share`` checked: three numbers in [0, 1] (1, 2 and 3+ shanten)."""
-    v = tuple(float(y) for y in np.atleast_1d(np.asarray(x, dtype=np.float64)))
-    if len(v) != 3:
-        raise MahjongError(f"progress_share must hold 3 numbers (1, 2, 3+ shanten), got {x!r}")
-    return tuple(_scale(y, "progress_share") for y in v)
 
 
 def _per_turn(x, T: int, name: str) -> np.ndarray:

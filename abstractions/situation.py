@@ -51,6 +51,7 @@ from abstractions.params import LaterRiichi, MDPParams, RiichiParams
 from game.errors import MahjongError
 from game.tiles import dora_from_indicator
 from regressors.features import safe_kinds
+from regressors.hazard import wall_shares
 from search.scorer import F_POINTS, expected_score_nb, score_nb
 
 #: Points grid of the win-payoff tables (100-point steps up to a double yakuman).
@@ -396,11 +397,12 @@ class TableModel:
     hand is tenpai and not locked in riichi (the hazard knows nothing of our hand; else the
     same ``P_O`` at every state). ``draw_share``: a draw completes our hand at
     ``Hazards.draw_share`` of its unseen share, the other draws take up the rest (else as often
-    as the unseen counts say). ``progress_share``: at 1, 2 and 3+ shanten a draw that lowers
-    the shanten comes at ``Hazards.progress_share`` of its unseen share, the others take up the
-    rest (the others keep the tiles we need; else PSM reached tenpai more often than the player:
-    1 shanten with 15-29 tiles left, tenpai washout 0.19 predicted, 0.15 realised, README
-    "Session 38"). ``ron_by_discarder`` (with ``ron_share``): the share is each
+    as the unseen counts say). ``wall_share``: at each later draw the kinds that complete our
+    hand (tenpai) or lower its shanten come at ``regressors.hazard.wall_shares`` of their unseen
+    share, falling from 1 as the wall runs down (``Hazards.share_slope``), the others take up
+    the rest (the others keep the tiles we need; overrides ``draw_share``; else late hands
+    reached tenpai and won more often than they did: 1 shanten with 0-14 tiles left, tenpai
+    washout 0.243 predicted, 0.171 realised; README "Session 38"). ``ron_by_discarder`` (with ``ron_share``): the share is each
     opponent's own by its class (``Hazards.ron_share_by``: one in riichi throws what it draws,
     a free closed hand holds back), the three discards of a turn at their mean (they carry
     the same ron chances, so the mean is exact for the ron; else one share for every table).
@@ -428,7 +430,7 @@ class TableModel:
     tenpai_other: bool = False  # another's win rarer while we are tenpai (Hazards.tenpai_other)
     draw_share: bool = False  # we draw our waits less often than their unseen share (Hazards.draw_share)
     ron_by_discarder: bool = False  # with ron_share: the share of each discarder's class (Hazards.ron_share_by)
-    progress_share: bool = False  # we draw the kinds that lower our shanten less often (Hazards.progress_share)
+    wall_share: bool = False  # we draw our useful kinds less often as the wall runs down (Hazards.share_slope)
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
@@ -600,11 +602,14 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         own[d.kind] = True
     if in_riichi:
         growth = locked_growth
+    draw_share, progress_share = (float(hazards.draw_share) if model.draw_share else 1.0), (1.0, 1.0, 1.0)
+    if model.wall_share:
+        shares = wall_shares(hazards.share_slope, state.tiles_left, np.arange(T))
+        draw_share, progress_share = shares[0], shares[1:]
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
                        p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi, me),
                        tenpai_other=float(hazards.tenpai_other) if model.tenpai_other and model.hazard else 1.0,
-                       draw_share=float(hazards.draw_share) if model.draw_share else 1.0,
-                       progress_share=tuple(hazards.progress_share) if model.progress_share else (1.0, 1.0, 1.0),
+                       draw_share=draw_share, progress_share=progress_share,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten,
                        payoff=riichi_pay if in_riichi else plain,
                        fsm_p=fsm_p, fold_growth=model.rising_fold, riichi=riichi, calls=True,

@@ -32,8 +32,8 @@ an open hand (:func:`replay_rates`; Eq. 20's ``P_T P(t is j's wait)`` counts the
 ``tenpai_other`` says how much rarer another's win is while *i*'s own hand is tenpai than
 the hazard, which knows nothing of *i*'s hand, predicts (:func:`tenpai_other_ratio`), and
 ``draw_share`` how much less often a tenpai hand draws its waits than their unseen share says,
-``progress_share`` the same at 1, 2 and 3+ shanten for the kinds that lower the shanten
-(:func:`replay_rates`). ``ron_share_by`` splits ``ron_scale`` by who discards: a riichi
+and ``share_slope`` how that share falls as the wall runs down, at tenpai and at 1, 2 and 3+
+shanten for the kinds that lower the shanten (:func:`replay_rates`, :func:`wall_shares`). ``ron_share_by`` splits ``ron_scale`` by who discards: a riichi
 player throws what it draws, a free closed hand holds back (:func:`ron_share_by_discarder`).
 """
 from __future__ import annotations
@@ -229,7 +229,7 @@ class HazardModel:
         self.ron_given_wait = {c: 1.0 for c in WAIT_CLASSES}
         self.tenpai_other = 1.0
         self.draw_share = 1.0
-        self.progress_share = (1.0, 1.0, 1.0)
+        self.share_slope = (0.0, 0.0, 0.0, 0.0)
         self.ron_share_by = {o: {c: 1.0 for c in WAIT_CLASSES} for o in OWN_CLASSES}
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
@@ -289,7 +289,7 @@ class HazardModel:
                           "ron_scale": self.ron_scale, "ron_scale_riichi": self.ron_scale_riichi,
                           "dama_share": self.dama_share, "riichi_pass": self.riichi_pass,
                           "ron_given_wait": self.ron_given_wait, "tenpai_other": self.tenpai_other,
-                          "draw_share": self.draw_share, "progress_share": list(self.progress_share),
+                          "draw_share": self.draw_share, "share_slope": list(self.share_slope),
                           "ron_share_by": self.ron_share_by}, path, KIND)
 
     @classmethod
@@ -312,9 +312,9 @@ class HazardModel:
             m.ron_given_wait = {c: float(d["ron_given_wait"][c]) for c in WAIT_CLASSES}
             m.tenpai_other = float(d["tenpai_other"])
             m.draw_share = float(d["draw_share"])
-            m.progress_share = tuple(float(x) for x in d["progress_share"])
-            if len(m.progress_share) != 3:
-                raise ValueError("progress_share")
+            m.share_slope = tuple(float(x) for x in d["share_slope"])
+            if len(m.share_slope) != 4:
+                raise ValueError("share_slope")
             m.ron_share_by = {o: {c: float(d["ron_share_by"][o][c]) for c in WAIT_CLASSES} for o in OWN_CLASSES}
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
@@ -338,8 +338,8 @@ def _random_share(view, waits) -> float:
     return float(unseen[list(waits)].sum() / unseen.sum())
 
 
-def replay_rates(paths) -> tuple[float, dict[str, float], float, tuple[float, float, float]]:
-    """``(riichi_pass, ron_given_wait, draw_share, progress_share)`` from one replay of the
+def replay_rates(paths) -> tuple[float, dict[str, float], float, tuple[float, ...]]:
+    """``(riichi_pass, ron_given_wait, draw_share, share_slope)`` from one replay of the
     records, every seat's view:
 
     * ``riichi_pass``: over every seat's discards (not in riichi) facing exactly one riichi,
@@ -353,8 +353,11 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float, tuple[float, fl
     * ``draw_share``: over every draw of a seat whose hand is tenpai, the draws of its waits
       over their number if the draw were random among its unseen tiles (at most 1, smoothed
       by half a draw): the others hold some of its waits, so the wall has fewer of them;
-    * ``progress_share``: the same for a seat at 1, 2 and 3+ shanten and the kinds whose draw
-      lowers its shanten (:func:`_useful_kinds`): the others keep the tiles it needs too."""
+    * ``share_slope``: the same share as a line in the tiles left ``W`` at the draw, ``1 - c
+      (1 - W / 70)`` (:func:`wall_shares`: the hands are dealt at random, then the others keep
+      what they need and what looks dangerous, and fold), ``c`` such that the useful draws
+      expected match the count drawn, for each of tenpai (its waits) and 1, 2, 3+ shanten (the
+      kinds whose draw lowers it, :func:`_useful_kinds`), within [0, 1]."""
     from game.records import read_events
     from game.state import TableState, seat_view
     from game.tiles import mjai_to_kind
@@ -362,7 +365,7 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float, tuple[float, fl
 
     held = passed = 0
     drew, expected = 0, 0.0
-    p_drew, p_expected = np.zeros(3), np.zeros(3)
+    s_drew, s_expected, s_lever = np.zeros(4), np.zeros(4), np.zeros(4)  # by row: tenpai, 1, 2, 3+
     seen = {c: 0 for c in WAIT_CLASSES}
     ronned = {c: 0 for c in WAIT_CLASSES}
     for path in paths:
@@ -385,15 +388,19 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float, tuple[float, fl
                         ronned[c] += v.seat in rons
             if kind == "tsumo":
                 v = views[e["actor"]]
-                waits = v.waits if len(v.hand_ids) % 3 == 1 else frozenset()
-                if waits:
-                    expected += _random_share(v, waits)
-                    drew += mjai_to_kind(e["pai"]) in waits
-                elif len(v.hand_ids) % 3 == 1:
-                    sh, useful = _useful_kinds(v)
+                if len(v.hand_ids) % 3 == 1:
+                    row, useful = 0, v.waits
                     if useful:
-                        p_expected[min(sh, 3) - 1] += _random_share(v, useful)
-                        p_drew[min(sh, 3) - 1] += mjai_to_kind(e["pai"]) in useful
+                        expected += _random_share(v, useful)
+                        drew += mjai_to_kind(e["pai"]) in useful
+                    else:
+                        sh, useful = _useful_kinds(v)
+                        row = min(sh, 3)
+                    if useful:
+                        x = _random_share(v, useful)
+                        s_expected[row] += x
+                        s_drew[row] += mjai_to_kind(e["pai"]) in useful
+                        s_lever[row] += x * (1.0 - min(v.tiles_left, WALL) / WALL)
             for s, view in enumerate(views):
                 view.update(seat_view(e, s))
                 if kind in ("start_kyoku", "hora", "ryukyoku", "end_kyoku"):
@@ -413,7 +420,20 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float, tuple[float, fl
     return (passed / held if held else 0.0,
             {c: ronned[c] / seen[c] if seen[c] else 1.0 for c in WAIT_CLASSES},
             min(1.0, (drew + 0.5) / (expected + 0.5)),
-            tuple(float(x) for x in np.minimum(1.0, (p_drew + 0.5) / (p_expected + 0.5))))
+            tuple(float(x) for x in np.clip((s_expected - s_drew) / np.maximum(s_lever, 1e-9), 0.0, 1.0)))
+
+
+#: The live wall at a hand's first draw (136 - 4 x 13 dealt - 14 dead); the share lines of
+#: :func:`wall_shares` start at 1 there.
+WALL = 70
+
+
+def wall_shares(slope, tiles_left: int, n: np.ndarray) -> np.ndarray:
+    """(4, len(n)): the share of its unseen share at which a hand draws its useful kinds (rows:
+    tenpai, 1, 2, 3+ shanten) at the draw after ``n`` more discards, ``W = tiles_left - 4 n``
+    tiles left then: ``1 - slope (1 - W / 70)`` (:func:`replay_rates`)."""
+    w = np.clip(tiles_left - 4 * np.asarray(n, np.float64), 0.0, WALL)
+    return 1.0 - np.asarray(slope, np.float64)[:, None] * (1.0 - w / WALL)
 
 
 def _useful_kinds(view) -> tuple[int, frozenset[int]]:

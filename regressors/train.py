@@ -46,7 +46,7 @@ def fit_all(ds: Dataset) -> Estimators:
         win.fit(a["win_x"], a["win_cls"].astype(int), a["win_points"], a["win_dealer"])
     hazard = HazardModel().fit(a, pt)
     # a replay of the records, not dataset rows
-    hazard.riichi_pass, hazard.ron_given_wait, hazard.draw_share, hazard.progress_share = replay_rates(ds.files)
+    hazard.riichi_pass, hazard.ron_given_wait, hazard.draw_share, hazard.share_slope = replay_rates(ds.files)
     hazard.ron_share_by = ron_share_by_discarder(ds.files)
     return Estimators({"final_rank": rank, "tenpai": tenpai, "wait_histogram": hist,
                        "hand_end": end, "horizon": horizon, "win_value": win, "hazard": hazard})

@@ -156,27 +156,41 @@ def _useful(j, sh, draw_win, edge_ptr, edge_succ, shanten):
     return False
 
 
+@numba.njit(cache=True, inline="always")
+def _shares(share_t, sc, U, s, nn):
+    """``(useful, rest)``: the factors of state ``s``'s useful draws and of the others at the
+    draw after ``nn`` discards; the useful ones at ``share_t[sc[s], nn]`` of their unseen share
+    (the others hold the tiles we need), the rest at ``(1 - share U) / (1 - U)`` (:func:`lump_draws`)."""
+    r = sc[s]
+    if r < 0:
+        return 1.0, 1.0
+    ds = share_t[r, nn]
+    return ds, (1.0 - ds * U[s]) / (1.0 - U[s])
+
+
 @numba.njit(cache=True)
 def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, edge_succ, shanten, draw_h, draw_m,
-               cls, twin, h_cls, h_ptr, h_tile, h_decl, p_lose, u_lose, allow_win, riichi_on, share_by, live_ptr, live_c,
-               wtab, live_h, live_win, live_m, A, B, L, h_code, ma, mb):
-    """Split each state's draws into live ones and one lump (``search_performance.md``).
+               cls, twin, h_cls, h_ptr, h_tile, h_decl, p_lose, u_lose, allow_win, riichi_on, scaled_by, live_ptr, live_c,
+               wtab, live_h, live_win, live_m, A, B, L, U, sc, h_code, ma, mb):
+    """Split each state's draws into live ones and two lumps (``search_performance.md``).
 
     A draw with no in-graph exchange, no win (or wins not allowed) and no riichi declaration
     has one move, discarding the drawn tile again, so its after-draw value is ``P_L(u) U_L(u) + (1 - P_L(u)) VF[h, k-1]``
     (Eq. 7 with one option). Summed over those draws this is ``A[h] + B[h] VF[h, k-1]``, and
-    ``L[h]`` is their weight of LOSE. The other draws are ``live_ptr[h] <= x < live_ptr[h+1]``:
-    probability ``wtab[8 h + (live_c[x] & 7)]``, group ``live_h[x]``, win ``live_win[x]``, own
-    member ``live_m[x]`` (copied, so that the solve reads them in order). A draw's probability
-    is ``left / total`` with 1-4 copies left (``draw_left``, ``draw_total``), scaled by one of
-    two numbers of its state (below), so a state has at most eight, ``wtab[8 h + 4 useful +
-    left - 1]``: one byte a draw (``left - 1``, bit ``SHARE_BIT`` for a useful draw, bit
-    ``WIN_BIT`` where ``live_win[x] >= 0``) where the solve's every turn would stream the float
-    and the win index (16 bytes a draw to 5 with ``live_h``). A state's useful draws
-    (:func:`_useful`: at tenpai the draws that complete the hand, else those after which an
-    exchange in the graph lowers the shanten) come at ``share_by[min(shanten, 3)]`` of their
-    unseen share (the others hold the tiles we need), the rest at ``(1 - share W) / (1 - W)``,
-    ``W`` the state's share of useful draws (unscaled where every draw is useful).
+    ``L[h]`` is their weight of LOSE, kept apart for the state's useful draws and the rest
+    (``A[2 h + 1]`` and ``A[2 h]``, below). The other draws are ``live_ptr[h] <= x <
+    live_ptr[h+1]``: probability ``wtab[4 h + (live_c[x] & 3)]``, group ``live_h[x]``, win
+    ``live_win[x]``, own member ``live_m[x]`` (copied, so that the solve reads them in order).
+    A draw's probability is ``left / total`` with 1-4 copies left (``draw_left``,
+    ``draw_total``), so a state has at most four: one byte a draw (``left - 1``, bit
+    ``SHARE_BIT`` for a useful draw, bit ``WIN_BIT`` where ``live_win[x] >= 0``) where the
+    solve's every turn would stream the float and the win index (16 bytes a draw to 5 with
+    ``live_h``). A state's useful draws (:func:`_useful`: at tenpai the draws that complete the
+    hand, else those after which an exchange in the graph lowers the shanten) come at a share
+    of that by turn, the rest at what they leave (:func:`_shares`): ``U[h]`` is the state's
+    share of useful draws and ``sc[h]`` its row of the shares (``min(shanten, 3)``), -1 where
+    nothing is shared out (no useful draw, every draw useful, or ``scaled_by`` false for the
+    row: all its shares are 1).
     ``ma[c] + mb[c] * VF[member, k-1]`` with ``c = h_code[m]`` is the value of discarding into
     member ``m`` (Eq. 7, Eq. 10 for the members of a call). Deal-in parameters come in two
     classes (``p_lose[c]``, ``u_lose[c]``; 1: after riichi) by the class of the state (``cls``)
@@ -191,26 +205,24 @@ def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, e
     c = 0
     for s in range(n):
         live_ptr[s] = c
-        a = 0.0
-        b = 0.0
-        lo = 0.0
         k = cls[s]
         total = draw_total[s]
         sh = shanten[s]
-        share = share_by[min(max(sh, 0), 3)]
-        scaled = share != 1.0  # else both halves of the row are the same: no need to tell them apart
+        row = min(max(sh, 0), 3)
         useful = 0.0
-        if scaled:
+        if scaled_by[row]:
             for j in range(draw_ptr[s], draw_ptr[s + 1]):
                 if _useful(j, sh, draw_win, edge_ptr, edge_succ, shanten):
                     useful += draw_left[j] / total
-        ds = rest = 1.0  # every draw useful (or none): nothing to share out
-        if 0.0 < useful < 1.0 - 1e-12:
-            ds = share
-            rest = (1.0 - ds * useful) / (1.0 - useful)
+        scaled = 0.0 < useful < 1.0 - 1e-12
+        U[s] = useful
+        sc[s] = row if scaled else -1
         for i in range(4):
-            wtab[8 * s + i] = rest * (i + 1) / total
-            wtab[8 * s + 4 + i] = ds * (i + 1) / total
+            wtab[4 * s + i] = (i + 1) / total
+        for x in range(2):
+            A[2 * s + x] = 0.0
+            B[2 * s + x] = 0.0
+            L[2 * s + x] = 0.0
         for j in range(draw_ptr[s], draw_ptr[s + 1]):
             uj = scaled and _useful(j, sh, draw_win, edge_ptr, edge_succ, shanten)
             if draw_h[j] >= 0 and (edge_ptr[j + 1] > edge_ptr[j] or (allow_win and draw_win[j] >= 0)
@@ -222,13 +234,11 @@ def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, e
                 c += 1
             else:
                 u = draw_tile[j]
-                w = (ds if uj else rest) * draw_left[j] / total
-                a += w * p_lose[k, u] * u_lose[k, u]
-                b += w * (1.0 - p_lose[k, u])
-                lo += w * p_lose[k, u]
-        A[s] = a
-        B[s] = b
-        L[s] = lo
+                w = draw_left[j] / total
+                x = 2 * s + (1 if uj else 0)
+                A[x] += w * p_lose[k, u] * u_lose[k, u]
+                B[x] += w * (1.0 - p_lose[k, u])
+                L[x] += w * p_lose[k, u]
     live_ptr[n] = c
     for h in range(h_ptr.shape[0] - 1):
         k = h_cls[h]
@@ -351,7 +361,7 @@ def _choose(base, r, vp, gp, vc, gc, cw):
 
 
 @numba.njit(cache=True)
-def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb,
+def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, U, sc, share_t, nh, h_ptr, h_succ, h_code, ma, mb,
                  win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0,
                  node_chi, T, g_lose, p_other, u_other, p_end, u_tw, u_nw, p_disc, ron_scale, t_other, ron_ok, u_tsumo,
                  u_ron, v_stop, allow_win, allow_stop, tsumo_forced, track, kmax, run_lo, run_hi, VF, ED, stops,
@@ -443,10 +453,12 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h
                 continue
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
             gl = g_lose[c, nn]
-            ed = gl * A[s] + (B[s] + L[s] - gl * L[s]) * VF[bp + s]
+            fu, fr = _shares(share_t, sc, U, s, nn)
+            la = fr * L[2 * s] + fu * L[2 * s + 1]
+            ed = gl * (fr * A[2 * s] + fu * A[2 * s + 1]) + (fr * B[2 * s] + fu * B[2 * s + 1] + la - gl * la) * VF[bp + s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 lc = live_c[x]
-                w = wtab[8 * s + (lc & 7)]
+                w = wtab[4 * s + (lc & 3)] * (fu if (lc & SHARE_BIT) != 0 else fr)
                 # live_win is read at the few winning draws only
                 if (lc & WIN_BIT) != 0 and _tsumo(allow_win, tsumo_forced, live_win[x], u_tsumo, VH[live_h[x]]):
                     ed += w * u_tsumo[live_win[x]]
@@ -550,7 +562,7 @@ def _tie_pick(mask, m0, mo, decl_next):
 
 
 @numba.njit(cache=True)
-def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb, win_ptr,
+def policy_marks(live_ptr, live_h, live_win, live_m, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb, win_ptr,
                  win_tile, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T, g_lose, p_disc,
                  ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, VF, ED, stops, hbest, marks):
     """The (state, ``k``) pairs whose ending probabilities the seeds need under the solved policy.
@@ -616,7 +628,9 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_
                         tie |= 1 << (m - m0)
                 hbest[(k - 1) * nh + h] = arg if tie & (tie - 1) == 0 else -tie
             gl = g_lose[c, T - k]
-            if B[s] + L[s] - gl * L[s] != 0.0:
+            fu, fr = _shares(share_t, sc, U, s, T - k)
+            la = fr * L[2 * s] + fu * L[2 * s + 1]
+            if fr * B[2 * s] + fu * B[2 * s + 1] + la - gl * la != 0.0:
                 marks[s] |= low
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 m = hbest[(k - 1) * nh + live_h[x]]
@@ -691,7 +705,7 @@ def _fold_row(row, lam, s, k, T, g, p, iL, iO, iN, iF):
 
 
 @numba.njit(cache=True)
-def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
+def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                    win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
                    g_lose, p_other, t_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
                    fold_lam, fold_g, fold_p, VF, ED, stops, hbest, marks, PF_out, PD_out, q_event, ev, allow_event,
@@ -766,13 +780,16 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h
                 _fold_row(pf[cur, s], fold_lam, s, k, T, fold_g, fold_p, iL, iO, iN, iF)
                 continue
             # Eq. 9: the lumped draws, then each live draw's tsumo or discard
-            bs = B[s] + L[s] - gl * L[s]
+            fu, fr = _shares(share_t, sc, U, s, nn)
+            la = fr * L[2 * s] + fu * L[2 * s + 1]
+            bs = fr * B[2 * s] + fu * B[2 * s + 1] + la - gl * la
             for o in range(no):
                 pd[o] = bs * pf[prev, s, o]
             if iL >= 0:
-                pd[iL] += gl * L[s]
+                pd[iL] += gl * la
             for x in range(live_ptr[s], live_ptr[s + 1]):
-                w = wtab[8 * s + (live_c[x] & 7)]
+                lc = live_c[x]
+                w = wtab[4 * s + (lc & 3)] * (fu if (lc & SHARE_BIT) != 0 else fr)
                 m = hbest[(k - 1) * nh + live_h[x]]
                 if m < 0:  # a tie: the draw's own member first (see _tie_pick)
                     h = live_h[x]
@@ -949,6 +966,23 @@ def draw_groups(graph) -> tuple:
 
 
 #: Keys of the locked-state (riichi) parameters that :func:`solve` takes in ``riichi=``.
+def draw_shares(draw_share, progress_share, T: int) -> np.ndarray:
+    """The (4, T) shares of the useful draws by row (tenpai, 1, 2, 3+ shanten) and by the
+    discards made before the draw: ``draw_share`` (a number or T) and ``progress_share`` (3
+    numbers or (3, T)) broadcast over the turns, each in [0, 1]."""
+    try:
+        out = np.empty((4, T))
+        out[0] = np.broadcast_to(np.asarray(draw_share, np.float64), (T,))
+        ps = np.asarray(progress_share, np.float64)
+        out[1:] = np.broadcast_to(ps[:, None] if ps.ndim == 1 else ps, (3, T))
+    except ValueError:
+        raise ValueError(f"draw_share must be a number or {T}, progress_share 3 numbers or (3, {T}); "
+                         f"got {draw_share!r}, {progress_share!r}") from None
+    if not ((out >= 0.0) & (out <= 1.0)).all():
+        raise ValueError(f"draw_share and progress_share must lie in [0, 1], got {draw_share!r}, {progress_share!r}")
+    return out
+
+
 RIICHI_KEYS = ("p_lose", "u_lose", "p_other", "u_other", "p_end", "u_tw", "u_nw", "p_disc", "ron_scale", "g_lose")
 
 
@@ -957,8 +991,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
           riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None,
-          discards_per_turn: int = 1, ron_scale: float = 1.0, tenpai_other: float = 1.0, draw_share: float = 1.0,
-          progress_share: tuple[float, float, float] = (1.0, 1.0, 1.0), root_only: bool = False,
+          discards_per_turn: int = 1, ron_scale: float = 1.0, tenpai_other: float = 1.0,
+          draw_share: float | np.ndarray = 1.0, progress_share=(1.0, 1.0, 1.0), root_only: bool = False,
           q_event: np.ndarray | None = None, v_event: np.ndarray | None = None,
           event_endings: Callable[[np.ndarray], np.ndarray] | None = None,
           fold_split: tuple | None = None, keep: bool = False):
@@ -980,11 +1014,11 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     ``p_disc`` of the kinds a state can ron (the opponents hold back tiles that look
     dangerous; within [0, 1]). ``tenpai_other`` multiplies ``p_other`` at the free states
     that are tenpai (another's win is rarer while we are tenpai; not the locked states, whose
-    ``p_other`` is their own). ``draw_share`` (in [0, 1]) scales the draws that complete a
-    state's hand, the others taking up the rest (:func:`lump_draws`: the wall holds fewer of
-    our waits than the unseen counts say); ``progress_share`` (three numbers in [0, 1]) scales
-    the useful draws of a state at 1, 2 and 3+ shanten alike, those after which an exchange
-    lowers its shanten. ``root_only``: solve only the (state, ``k``) pairs that the
+    ``p_other`` is their own). ``draw_share`` (in [0, 1]; a number, or T numbers: the draw
+    after ``n`` discards) scales the draws that complete a tenpai state's hand, the others
+    taking up the rest (:func:`lump_draws`: the wall holds fewer of our waits than the unseen
+    counts say); ``progress_share`` (3 numbers or (3, T)) the same at 1, 2 and 3+ shanten for
+    the draws after which an exchange lowers the state's shanten (:func:`draw_shares`). ``root_only``: solve only the (state, ``k``) pairs that the
     root's actions read (:func:`turns_read`; the same numbers for them, about a third less
     work); the others are NaN in ``VF``/``ED``. With ``track`` the ending probabilities are
     computed after the values, at the pairs that the root's actions reach under the solved
@@ -1060,25 +1094,23 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                                                np.broadcast_to(np.asarray(lk[key], np.float64),
                                                                np.shape(base[key]))]))
            for key in RIICHI_KEYS}
-    share_by = np.array([draw_share, *progress_share], np.float64)
-    if share_by.shape != (4,):
-        raise ValueError(f"progress_share must hold 3 numbers (1, 2, 3+ shanten), got {progress_share!r}")
-    for key, x in (("tenpai_other", tenpai_other), ("draw_share", draw_share), ("progress_share", min(share_by[1:])),
-                   ("progress_share", max(share_by[1:]))):
-        if not 0.0 <= float(x) <= 1.0:
-            raise ValueError(f"{key} must lie in [0, 1], got {x!r}")
+    share_t = draw_shares(draw_share, progress_share, T)
+    if not 0.0 <= float(tenpai_other) <= 1.0:
+        raise ValueError(f"tenpai_other must lie in [0, 1], got {tenpai_other!r}")
     t_other = np.array([float(tenpai_other), 1.0])
     nh, draw_h, draw_m, h_ptr, h_tile, h_succ, h_decl, h_cls, call_g0 = draw_groups(graph)
     cls = graph.riichi.astype(np.uint8)
     nd = graph.draw_tile.shape[0]
     live_ptr = np.empty(n + 1, np.int32)
-    live_c, wtab = np.empty(nd, np.uint8), np.empty(8 * n)
+    live_c, wtab = np.empty(nd, np.uint8), np.empty(4 * n)
     live_h, live_win, live_m = np.empty(nd, np.int32), np.empty(nd, np.int32), np.empty(nd, np.int32)
-    A, B, L = np.empty(n), np.empty(n), np.empty(n)
+    A, B, L = np.empty(2 * n), np.empty(2 * n), np.empty(2 * n)
+    U, sc = np.empty(n), np.empty(n, np.int8)
     h_code, ma, mb = np.empty(h_tile.shape[0], np.uint8), np.full(2 * FIRST, np.nan), np.full(2 * FIRST, np.nan)
     lump_draws(graph.draw_ptr, graph.draw_tile, graph.draw_left, graph.draw_total, graph.draw_win, graph.edge_ptr,
                graph.edge_succ, graph.shanten, draw_h, draw_m, cls, graph.twin, h_cls, h_ptr, h_tile, h_decl, two["p_lose"],
-               two["u_lose"], bool(allow_win), riichi is not None, share_by, live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, h_code, ma, mb)
+               two["u_lose"], bool(allow_win), riichi is not None, (share_t != 1.0).any(axis=1), live_ptr, live_c, wtab,
+               live_h, live_win, live_m, A, B, L, U, sc, h_code, ma, mb)
     call_ptr = graph.call_ptr if calls else np.zeros_like(graph.call_ptr)
     # the pairs the root's actions read: a 3k+2 root its discards' states (and twins) at T-1,
     # a 3k+1 root itself at T and its calls' states at T-1
@@ -1104,7 +1136,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
            two["ron_scale"], t_other)
     ron_ok, u_tsumo, u_ron = np.ascontiguousarray(ron_ok, dtype=np.bool_), _f64(u_tsumo), _f64(u_ron)
     skip_locked = riichi is None
-    solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, nh, h_ptr, h_succ, h_code, ma, mb, graph.win_ptr,
+    solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, U, sc, share_t, nh, h_ptr, h_succ, h_code, ma, mb, graph.win_ptr,
                  graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                  call_g0, node_chi, int(T), *f64, ron_ok, u_tsumo, u_ron, v_stop.reshape(-1), bool(allow_win),
                  bool(allow_stop), bool(tsumo_forced), bool(track), kmax, run_lo, run_hi, VF.reshape(-1), ED.reshape(-1),
@@ -1121,7 +1153,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     def endings(marks, PF, PD, all_out=None):
         # values first, then the endings of the pairs that the marked ones reach under the
         # now fixed policy (one member per group: a fraction of the pairs the values need)
-        policy_marks(live_ptr, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
+        policy_marks(live_ptr, live_h, live_win, live_m, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                      graph.win_ptr, graph.win_tile, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                      call_g0, node_chi, int(T), two["g_lose"], two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron,
                      bool(allow_win), bool(tsumo_forced), VF.reshape(-1), ED.reshape(-1), stops, hbest, marks)
@@ -1130,7 +1162,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
             ev = np.ascontiguousarray(event_endings(marks.copy()), dtype=np.float64)
             if ev.shape != (T + 1, n, N_OUT):
                 raise ValueError(f"event_endings must give shape {(T + 1, n, N_OUT)}, got {ev.shape}")
-        endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, nh, h_ptr, h_tile, h_succ, h_decl, h_code,
+        endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code,
                        ma, mb,
                        graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
                        graph.call_chi, call_g0, node_chi, int(T), two["g_lose"], two["p_other"], t_other, two["p_end"],

@@ -55,14 +55,15 @@ def draw_weights(left, useful, share):
     return [(share if useful[u] else rest) * max(left[u], 0) / total for u in range(34)]
 
 
-def useful_draws(h, left, wins, p, after) -> tuple[list[bool], float]:
-    """The kinds whose draw is useful at hand ``h`` and the share they come at (``p``'s
-    ``draw_share`` at tenpai: the kinds that complete it; ``progress_share`` by shanten
-    otherwise: the kinds after which some discard, into a hand ``after(c2, t)`` says is
-    allowed, lowers the shanten; riichienv's shanten of the concealed tiles)."""
+def useful_draws(h, left, wins, p, after, n) -> tuple[list[bool], float]:
+    """The kinds whose draw is useful at hand ``h`` after ``n`` discards and the share they
+    come at (the checked ``p``'s ``draw_share[n]`` at tenpai: the kinds that complete it;
+    ``progress_share[shanten - 1, n]`` otherwise: the kinds after which some discard, into a
+    hand ``after(c2, t)`` says is allowed, lowers the shanten; riichienv's shanten of the
+    concealed tiles)."""
     sh = riichienv_shanten(np.array(h))
     if sh <= 0:
-        return [left[u] > 0 and wins[u] for u in range(34)], p.draw_share
+        return [left[u] > 0 and wins[u] for u in range(34)], p.draw_share[n]
     useful = []
     for u in range(34):
         c2 = list(h)
@@ -70,4 +71,4 @@ def useful_draws(h, left, wins, p, after) -> tuple[list[bool], float]:
         useful.append(left[u] > 0 and any(
             c2[t] > 0 and t != u and after(c2, t) and riichienv_shanten(np.array(c2) - np.eye(34, dtype=int)[t]) < sh
             for t in range(34)))
-    return useful, p.progress_share[min(sh, 3) - 1]
+    return useful, p.progress_share[min(sh, 3) - 1, n]

@@ -334,7 +334,7 @@ class Brute:
         wins = set(self.wins(st))
         c, codes, locked = st
         useful, share = useful_draws(c, left, [u in wins for u in range(34)], self.p,
-                                     lambda c2, t: (_add(tuple(c2), t, -1), codes, locked) in self.members)
+                                     lambda c2, t: (_add(tuple(c2), t, -1), codes, locked) in self.members, n)
         w = draw_weights(left, useful, share)
         return sum(w[u] * self.vd(st, u, n) for u in range(34) if left[u] > 0)
 
@@ -382,7 +382,7 @@ def _params(rng, T, kinds, riichi=True, payoff=_payoff):
                           lose_growth=rng.uniform(0.8, 3.0, T))  # its own: a riichi hand cannot answer
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), lose_growth=rng.uniform(0.8, 2.0, T),
                      u_other=-1.0, ron_scale=float(rng.uniform(0.3, 1.0)), tenpai_other=float(rng.uniform(0.3, 1.0)),
-                     draw_share=float(rng.uniform(0.5, 1.0)), progress_share=tuple(rng.uniform(0.5, 1.0, 3)),
+                     draw_share=rng.uniform(0.5, 1.0, T), progress_share=rng.uniform(0.5, 1.0, (3, T)),
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15, riichi=rp, p_chi=float(rng.uniform(0.2, 0.5)))
 

@@ -135,9 +135,9 @@ def test_hazard_file_round_trip_and_errors(tmp_path):
     args = (40, np.array([0.2, 0.5, 0.1]), np.array([False, True, False]), np.array([True, False, False]))
     np.testing.assert_array_equal(back.p_other(*args, q, False), hz.p_other(*args, q, False))
     np.testing.assert_array_equal(back.p_tenpai_end(*args), hz.p_tenpai_end(*args))
-    assert (back.dama_share, back.ron_scale, back.tenpai_other, back.draw_share, back.progress_share,
+    assert (back.dama_share, back.ron_scale, back.tenpai_other, back.draw_share, back.share_slope,
             back.ron_share_by) == \
-        (hz.dama_share, hz.ron_scale, hz.tenpai_other, hz.draw_share, hz.progress_share, hz.ron_share_by)
+        (hz.dama_share, hz.ron_scale, hz.tenpai_other, hz.draw_share, hz.share_slope, hz.ron_share_by)
     with pytest.raises(ModelFileError):
         HazardModel.load(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text('{"kind": "tenpai", "format_version": 1}')

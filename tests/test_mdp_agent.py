@@ -761,10 +761,11 @@ def test_draw_share_lowers_the_tsumo_of_a_tenpai_hand(est):
     assert b.probs[east][win] < a.probs[east][win] and b.discards[east] < a.discards[east]
 
 
-def test_progress_share_slows_a_one_shanten_hand(est):
-    """``progress_share``: the hazards' shares reach PSM's parameters; a 1-shanten hand then
-    reaches tenpai less often, so it wins less and ends noten more, and its discards are worth
-    less."""
+def test_wall_share_slows_a_one_shanten_hand_more_as_the_wall_runs_down(est):
+    """``wall_share``: the hazards' share lines reach PSM's parameters, by turn (each row 1 at
+    a full wall, falling as it runs down: ``1 - slope (1 - W / 70)`` with ``W = tiles_left - 4
+    n``); a 1-shanten hand then reaches tenpai less often, so it wins less and ends noten more,
+    and its discards are worth less."""
     from abstractions.psm import solve_psm
     from abstractions.situation import TableModel
 
@@ -772,9 +773,15 @@ def test_progress_share_slows_a_one_shanten_hand(est):
     agent = agent_at(ev, est)
     st = agent.state
     plain = situation_of(st, est)
-    fewer = situation_of(st, est, model=TableModel(progress_share=True))
-    assert plain.params.progress_share == (1.0, 1.0, 1.0)
-    assert fewer.params.progress_share == tuple(est.hazard.progress_share) and max(fewer.params.progress_share) < 1.0
+    fewer = situation_of(st, est, model=TableModel(wall_share=True))
+    T = fewer.params.T
+    assert plain.params.draw_share == 1.0 and plain.params.progress_share == (1.0, 1.0, 1.0)
+    slope = np.asarray(est.hazard.share_slope)
+    assert slope.shape == (4,) and (slope > 0).all()
+    w = np.clip(st.tiles_left - 4 * np.arange(T), 0, 70)
+    np.testing.assert_allclose(fewer.params.progress_share, 1 - slope[1:, None] * (1 - w / 70))
+    np.testing.assert_allclose(fewer.params.draw_share, 1 - slope[0] * (1 - w / 70))
+    assert (np.diff(fewer.params.progress_share, axis=1) < 0).all()  # less as the wall runs down
     g = agent._graph(plain, st)
     a, b = (solve_psm(g, s.params, drawn=st.drawn >> 2, track=True) for s in (plain, fewer))
     east, win, noten = mjai_to_kind("E"), OUTCOMES.index("win"), OUTCOMES.index("noten_washout")
@@ -821,10 +828,10 @@ def test_riichi_pass_rate_and_draw_share_on_real_games():
     from regressors.hazard import replay_rates
 
     phoenix = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))
-    rate, _, share, progress = replay_rates([str(p) for p in phoenix[:6]])
+    rate, _, share, slope = replay_rates([str(p) for p in phoenix[:6]])
     assert 0.02 < rate < 0.08
     assert 0.5 < share < 1.0
-    assert 0.7 < progress[0] < 1.0  # at 1 shanten too (0.86 on the 42 games)
+    assert all(0.0 < c < 0.6 for c in slope)  # less as the wall runs down (0.10-0.26 on the 42 games)
 
 
 def test_ron_given_wait_scales_each_opponents_ron_chances(est):
