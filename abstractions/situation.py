@@ -734,8 +734,10 @@ def after_kan(sit: Situation, state) -> Situation:
         if later is not None:
             later = LaterRiichi(q=_first(later.q, T), params=cut(later.params))
         return replace(q, T=T, p_other=_first(q.p_other, T + 1), lose_growth=_first(q.lose_growth, T),
-                       p_end=_first(q.p_end, T), payoff=riichi_pay if in_riichi else plain, riichi=riichi,
-                       later_riichi=later)
+                       p_end=_first(q.p_end, T), draw_share=_first(q.draw_share, T),
+                       progress_share=q.progress_share if np.ndim(q.progress_share) < 2 else
+                       np.asarray(q.progress_share)[:, :T],
+                       payoff=riichi_pay if in_riichi else plain, riichi=riichi, later_riichi=later)
     return replace(sit, params=cut(p), payoff=plain, root_melds=root_melds(state))
 
 
