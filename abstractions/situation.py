@@ -430,7 +430,7 @@ class TableModel:
     tenpai_other: bool = False  # another's win rarer while we are tenpai (Hazards.tenpai_other)
     draw_share: bool = False  # we draw our waits less often than their unseen share (Hazards.draw_share)
     ron_by_discarder: bool = False  # with ron_share: the share of each discarder's class (Hazards.ron_share_by)
-    wall_share: bool = False  # we draw our useful kinds less often as the wall runs down (Hazards.share_slope)
+    wall_share: bool = True  # we draw our useful kinds less often as the wall runs down (README, "Session 38")
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)

@@ -752,8 +752,8 @@ def test_draw_share_lowers_the_tsumo_of_a_tenpai_hand(est):
     ev = events_for("123m 456p 789s 23s 55m", [], last_draw="E")
     agent = agent_at(ev, est)
     st = agent.state
-    plain = situation_of(st, est)
-    fewer = situation_of(st, est, model=TableModel(draw_share=True))
+    plain = situation_of(st, est, model=TableModel(wall_share=False))
+    fewer = situation_of(st, est, model=TableModel(draw_share=True, wall_share=False))
     assert plain.params.draw_share == 1.0 and fewer.params.draw_share == est.hazard.draw_share < 1.0
     g = agent._graph(plain, st)
     a, b = (solve_psm(g, s.params, drawn=st.drawn >> 2, track=True) for s in (plain, fewer))
@@ -772,8 +772,8 @@ def test_wall_share_slows_a_one_shanten_hand_more_as_the_wall_runs_down(est):
     ev = events_for("123m 456p 78s 24s 55m W", [], last_draw="E")
     agent = agent_at(ev, est)
     st = agent.state
-    plain = situation_of(st, est)
-    fewer = situation_of(st, est, model=TableModel(wall_share=True))
+    plain = situation_of(st, est, model=TableModel(wall_share=False))
+    fewer = situation_of(st, est)  # the default
     T = fewer.params.T
     assert plain.params.draw_share == 1.0 and plain.params.progress_share == (1.0, 1.0, 1.0)
     slope = np.asarray(est.hazard.share_slope)
