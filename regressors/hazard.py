@@ -390,16 +390,17 @@ def replay_rates(paths) -> tuple[float, dict[str, float], float, tuple[float, ..
                 v = views[e["actor"]]
                 if len(v.hand_ids) % 3 == 1:
                     row, useful = 0, v.waits
-                    if useful:
-                        expected += _random_share(v, useful)
-                        drew += mjai_to_kind(e["pai"]) in useful
-                    else:
+                    if not useful:
                         sh, useful = _useful_kinds(v)
                         row = min(sh, 3)
                     if useful:
                         x = _random_share(v, useful)
+                        hit = mjai_to_kind(e["pai"]) in useful
+                        if row == 0:
+                            expected += x
+                            drew += hit
                         s_expected[row] += x
-                        s_drew[row] += mjai_to_kind(e["pai"]) in useful
+                        s_drew[row] += hit
                         s_lever[row] += x * (1.0 - min(v.tiles_left, WALL) / WALL)
             for s, view in enumerate(views):
                 view.update(seat_view(e, s))

@@ -168,6 +168,14 @@ def _shares(share_t, sc, U, s, nn):
     return ds, (1.0 - ds * U[s]) / (1.0 - U[s])
 
 
+@numba.njit(cache=True, inline="always")
+def _lumped(A, B, L, s, fu, fr):
+    """``(A, B, L)`` of state ``s``'s lumped draws (:func:`lump_draws`), the useful part at
+    ``fu`` and the rest at ``fr`` (:func:`_shares`)."""
+    return (fr * A[2 * s] + fu * A[2 * s + 1], fr * B[2 * s] + fu * B[2 * s + 1],
+            fr * L[2 * s] + fu * L[2 * s + 1])
+
+
 @numba.njit(cache=True)
 def lump_draws(draw_ptr, draw_tile, draw_left, draw_total, draw_win, edge_ptr, edge_succ, shanten, draw_h, draw_m,
                cls, twin, h_cls, h_ptr, h_tile, h_decl, p_lose, u_lose, allow_win, riichi_on, scaled_by, live_ptr, live_c,
@@ -454,8 +462,8 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, U, sc, share
             # Eq. 9: pass -> own draw, then Eq. 6 (tsumo) or Eq. 7; the lumped draws first
             gl = g_lose[c, nn]
             fu, fr = _shares(share_t, sc, U, s, nn)
-            la = fr * L[2 * s] + fu * L[2 * s + 1]
-            ed = gl * (fr * A[2 * s] + fu * A[2 * s + 1]) + (fr * B[2 * s] + fu * B[2 * s + 1] + la - gl * la) * VF[bp + s]
+            la, lb, ll = _lumped(A, B, L, s, fu, fr)
+            ed = gl * la + (lb + ll - gl * ll) * VF[bp + s]
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 lc = live_c[x]
                 w = wtab[4 * s + (lc & 3)] * (fu if (lc & SHARE_BIT) != 0 else fr)
@@ -562,7 +570,7 @@ def _tie_pick(mask, m0, mo, decl_next):
 
 
 @numba.njit(cache=True)
-def policy_marks(live_ptr, live_h, live_win, live_m, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb, win_ptr,
+def policy_marks(live_ptr, live_h, live_win, live_m, A, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb, win_ptr,
                  win_tile, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T, g_lose, p_disc,
                  ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, VF, ED, stops, hbest, marks):
     """The (state, ``k``) pairs whose ending probabilities the seeds need under the solved policy.
@@ -629,8 +637,8 @@ def policy_marks(live_ptr, live_h, live_win, live_m, B, L, U, sc, share_t, nh, h
                 hbest[(k - 1) * nh + h] = arg if tie & (tie - 1) == 0 else -tie
             gl = g_lose[c, T - k]
             fu, fr = _shares(share_t, sc, U, s, T - k)
-            la = fr * L[2 * s] + fu * L[2 * s + 1]
-            if fr * B[2 * s] + fu * B[2 * s + 1] + la - gl * la != 0.0:
+            _, lb, ll = _lumped(A, B, L, s, fu, fr)
+            if lb + ll - gl * ll != 0.0:
                 marks[s] |= low
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 m = hbest[(k - 1) * nh + live_h[x]]
@@ -705,7 +713,7 @@ def _fold_row(row, lam, s, k, T, g, p, iL, iO, iN, iF):
 
 
 @numba.njit(cache=True)
-def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
+def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                    win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
                    g_lose, p_other, t_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
                    fold_lam, fold_g, fold_p, VF, ED, stops, hbest, marks, PF_out, PD_out, q_event, ev, allow_event,
@@ -781,12 +789,12 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, U, sc
                 continue
             # Eq. 9: the lumped draws, then each live draw's tsumo or discard
             fu, fr = _shares(share_t, sc, U, s, nn)
-            la = fr * L[2 * s] + fu * L[2 * s + 1]
-            bs = fr * B[2 * s] + fu * B[2 * s + 1] + la - gl * la
+            _, lb, ll = _lumped(A, B, L, s, fu, fr)
+            bs = lb + ll - gl * ll
             for o in range(no):
                 pd[o] = bs * pf[prev, s, o]
             if iL >= 0:
-                pd[iL] += gl * la
+                pd[iL] += gl * ll
             for x in range(live_ptr[s], live_ptr[s + 1]):
                 lc = live_c[x]
                 w = wtab[4 * s + (lc & 3)] * (fu if (lc & SHARE_BIT) != 0 else fr)
@@ -965,7 +973,6 @@ def draw_groups(graph) -> tuple:
     return out
 
 
-#: Keys of the locked-state (riichi) parameters that :func:`solve` takes in ``riichi=``.
 def draw_shares(draw_share, progress_share, T: int) -> np.ndarray:
     """The (4, T) shares of the useful draws by row (tenpai, 1, 2, 3+ shanten) and by the
     discards made before the draw: ``draw_share`` (a number or T) and ``progress_share`` (3
@@ -983,6 +990,7 @@ def draw_shares(draw_share, progress_share, T: int) -> np.ndarray:
     return out
 
 
+#: Keys of the locked-state (riichi) parameters that :func:`solve` takes in ``riichi=``.
 RIICHI_KEYS = ("p_lose", "u_lose", "p_other", "u_other", "p_end", "u_tw", "u_nw", "p_disc", "ron_scale", "g_lose")
 
 
@@ -1153,7 +1161,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     def endings(marks, PF, PD, all_out=None):
         # values first, then the endings of the pairs that the marked ones reach under the
         # now fixed policy (one member per group: a fraction of the pairs the values need)
-        policy_marks(live_ptr, live_h, live_win, live_m, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
+        policy_marks(live_ptr, live_h, live_win, live_m, A, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                      graph.win_ptr, graph.win_tile, cls, skip_locked, call_ptr, graph.call_tile, graph.call_chi,
                      call_g0, node_chi, int(T), two["g_lose"], two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron,
                      bool(allow_win), bool(tsumo_forced), VF.reshape(-1), ED.reshape(-1), stops, hbest, marks)
@@ -1162,7 +1170,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
             ev = np.ascontiguousarray(event_endings(marks.copy()), dtype=np.float64)
             if ev.shape != (T + 1, n, N_OUT):
                 raise ValueError(f"event_endings must give shape {(T + 1, n, N_OUT)}, got {ev.shape}")
-        endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code,
+        endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code,
                        ma, mb,
                        graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
                        graph.call_chi, call_g0, node_chi, int(T), two["g_lose"], two["p_other"], t_other, two["p_end"],
