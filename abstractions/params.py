@@ -128,9 +128,11 @@ class MDPParams:
         ``p_other`` times this at the tenpai states not locked in riichi (in [0, 1]: another
         wins less often while *i* is tenpai; the locked states' ``p_other`` is their own).
     draw_share : float or float[T]
-        *i* draws a kind that completes its hand at this share of its unseen share (in [0, 1]:
-        the others hold some of our waits), the other kinds more often by as much; T numbers:
-        by the discards made before the draw.
+        *i* draws a kind that completes its hand at this share of its unseen share (the
+        others hold some of our waits; above 1, up to ``search.retrograde.MAX_DRAW_SHARE``,
+        where the pool has shrunk since the root while the waits stayed), the other kinds
+        more often by as much, the waits at most every draw; T numbers: by the discards made
+        before the draw.
     progress_share : 3 floats or float[3, T]
         At 1, 2 and 3+ shanten, *i* draws a kind after which an exchange lowers its shanten at
         this share of its unseen share (in [0, 1]: the others keep the tiles we need too), the

@@ -160,11 +160,12 @@ def _useful(j, sh, draw_win, edge_ptr, edge_succ, shanten):
 def _shares(share_t, sc, U, s, nn):
     """``(useful, rest)``: the factors of state ``s``'s useful draws and of the others at the
     draw after ``nn`` discards; the useful ones at ``share_t[sc[s], nn]`` of their unseen share
-    (the others hold the tiles we need), the rest at ``(1 - share U) / (1 - U)`` (:func:`lump_draws`)."""
+    (the others hold the tiles we need), the rest at ``(1 - share U) / (1 - U)`` (:func:`lump_draws`);
+    a share above 1 (a pool shrunk since the root) at most ``1 / U``: every draw useful."""
     r = sc[s]
     if r < 0:
         return 1.0, 1.0
-    ds = share_t[r, nn]
+    ds = min(share_t[r, nn], 1.0 / U[s])
     return ds, (1.0 - ds * U[s]) / (1.0 - U[s])
 
 
@@ -973,10 +974,17 @@ def draw_groups(graph) -> tuple:
     return out
 
 
+#: The largest ``draw_share``: the root's unseen pool over the fewest it can shrink to (the
+#: dead wall and the others' hands stay unseen) is below 3 from any root.
+MAX_DRAW_SHARE = 3.0
+
+
 def draw_shares(draw_share, progress_share, T: int) -> np.ndarray:
     """The (4, T) shares of the useful draws by row (tenpai, 1, 2, 3+ shanten) and by the
     discards made before the draw: ``draw_share`` (a number or T) and ``progress_share`` (3
-    numbers or (3, T)) broadcast over the turns, each in [0, 1]."""
+    numbers or (3, T)) broadcast over the turns, each in [0, 1]; ``draw_share`` up to
+    :data:`MAX_DRAW_SHARE` (the root's pool shrinks as the others discard, while the waits
+    stay: ``abstractions.situation.TableModel.pool_shrink``)."""
     try:
         out = np.empty((4, T))
         out[0] = np.broadcast_to(np.asarray(draw_share, np.float64), (T,))
@@ -985,8 +993,9 @@ def draw_shares(draw_share, progress_share, T: int) -> np.ndarray:
     except ValueError:
         raise ValueError(f"draw_share must be a number or {T}, progress_share 3 numbers or (3, {T}); "
                          f"got {draw_share!r}, {progress_share!r}") from None
-    if not ((out >= 0.0) & (out <= 1.0)).all():
-        raise ValueError(f"draw_share and progress_share must lie in [0, 1], got {draw_share!r}, {progress_share!r}")
+    if not ((out >= 0.0).all() and (out[0] <= MAX_DRAW_SHARE).all() and (out[1:] <= 1.0).all()):
+        raise ValueError(f"draw_share must lie in [0, {MAX_DRAW_SHARE}] and progress_share in [0, 1], "
+                         f"got {draw_share!r}, {progress_share!r}")
     return out
 
 

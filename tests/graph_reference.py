@@ -46,11 +46,13 @@ def reference_h1(h0: np.ndarray, unseen: np.ndarray, d: int) -> set[tuple[int, .
 
 def draw_weights(left, useful, share):
     """Each kind's draw chance: its unseen share, the useful kinds at ``share`` of it, the
-    others more by as much (unscaled when every draw is useful, or none)."""
+    others more by as much (unscaled when every draw is useful, or none); a share above 1
+    gives the useful kinds at most every draw."""
     total = sum(x for x in left if x > 0)
     w_use = sum(left[u] for u in range(34) if useful[u]) / total
     if w_use >= 1 - 1e-12 or w_use == 0:
         return [max(x, 0) / total for x in left]
+    share = min(share, 1 / w_use)
     rest = (1 - share * w_use) / (1 - w_use)
     return [(share if useful[u] else rest) * max(left[u], 0) / total for u in range(34)]
 

@@ -382,7 +382,7 @@ def _params(rng, T, kinds, riichi=True, payoff=_payoff):
                           lose_growth=rng.uniform(0.8, 3.0, T))  # its own: a riichi hand cannot answer
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), lose_growth=rng.uniform(0.8, 2.0, T),
                      u_other=-1.0, ron_scale=float(rng.uniform(0.3, 1.0)), tenpai_other=float(rng.uniform(0.3, 1.0)),
-                     draw_share=rng.uniform(0.5, 1.0, T), progress_share=rng.uniform(0.5, 1.0, (3, T)),
+                     draw_share=rng.uniform(0.5, 2.5, T), progress_share=rng.uniform(0.5, 1.0, (3, T)),
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15, riichi=rp, p_chi=float(rng.uniform(0.2, 0.5)))
 

@@ -144,7 +144,7 @@ def _params(rng, T, kinds, payoff=_payoff):
     ron_ok[kinds[0]] = False  # furiten on one kind
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T + 1),
                      lose_growth=rng.uniform(0.8, 2.5, T), ron_scale=float(rng.uniform(0.3, 1.0)),
-                     tenpai_other=float(rng.uniform(0.3, 1.0)), draw_share=rng.uniform(0.5, 1.0, T), u_other=-1.0,
+                     tenpai_other=float(rng.uniform(0.3, 1.0)), draw_share=rng.uniform(0.5, 2.5, T), u_other=-1.0,
                      p_end=rng.uniform(0, 0.1, T), progress_share=rng.uniform(0.5, 1.0, (3, T)), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15)
 

@@ -789,6 +789,31 @@ def test_wall_share_slows_a_one_shanten_hand_more_as_the_wall_runs_down(est):
     assert b.discards[east] < a.discards[east]
 
 
+def test_pool_shrink_counts_a_tenpai_hands_waits_over_the_pool_of_each_draw(est):
+    """``pool_shrink``: a tenpai state's completing draws come at the wall's share times the
+    root's unseen pool over the pool at that draw (four tiles fewer a turn, never below what the
+    wall cannot give up); the progress rows stay. The tenpai hand then wins more often, by tsumo
+    (the others' chances are the same), and its discards are worth more."""
+    from abstractions.psm import solve_psm
+    from abstractions.situation import TableModel
+
+    ev = events_for("123m 456p 789s 23s 55m", [], last_draw="E")
+    agent = agent_at(ev, est)
+    st = agent.state
+    walls = situation_of(st, est)  # the default: wall_share, the root's pool
+    pools = situation_of(st, est, model=TableModel(pool_shrink=True))
+    T, u = walls.params.T, float(sum(st.unseen))
+    now = np.maximum(u - 4 * np.arange(T), u - st.tiles_left)
+    assert now[-1] < u and (now >= u - st.tiles_left).all()
+    np.testing.assert_allclose(pools.params.draw_share, walls.params.draw_share * u / now)
+    np.testing.assert_allclose(pools.params.progress_share, walls.params.progress_share)
+    assert pools.params.draw_share[0] == walls.params.draw_share[0]
+    g = agent._graph(walls, st)
+    a, b = (solve_psm(g, s.params, drawn=st.drawn >> 2, track=True) for s in (walls, pools))
+    east, win = mjai_to_kind("E"), OUTCOMES.index("win")
+    assert b.probs[east][win] > a.probs[east][win] and b.discards[east] > a.discards[east]
+
+
 def test_riichi_decay_takes_the_passed_share_off_a_riichi_each_turn():
     """``riichi_decay``: a riichi opponent's part of our deal-ins keeps ``keep ** n`` of
     itself ``n`` discards ahead (the kinds the others pass meanwhile cannot be ronned), the
