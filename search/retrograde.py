@@ -974,8 +974,9 @@ def draw_groups(graph) -> tuple:
     return out
 
 
-#: The largest ``draw_share``: the root's unseen pool over the fewest it can shrink to (the
-#: dead wall and the others' hands stay unseen) is below 3 from any root.
+#: The largest ``draw_share``: about the root's unseen pool over the fewest it can shrink to
+#: (the dead wall and the others' hands stay unseen), 2.4 from a full wall with no calls;
+#: ``pool_shrink`` clips its factor here.
 MAX_DRAW_SHARE = 3.0
 
 

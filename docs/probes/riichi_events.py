@@ -21,25 +21,9 @@ import glob
 import numpy as np
 
 from game.records import read_events
-from game.tiles import mjai_to_kind
 from player.agents.base import find
 from player.calibration import recorded_choices
 from player.registry import make_agent
-from search.shanten import shanten
-
-
-def waits_after(hand: np.ndarray, discard: int) -> list[int]:
-    """The kinds that complete ``hand`` less ``discard``."""
-    h = hand.copy()
-    h[discard] -= 1
-    out = []
-    for k in range(34):
-        if h[k] < 4:
-            h[k] += 1
-            if shanten(h) == -1:
-                out.append(k)
-            h[k] -= 1
-    return out
 
 
 def lived(events: list[dict], index: int, seat: int) -> tuple[int, str]:
@@ -75,7 +59,9 @@ def main() -> None:
             p = agent._situation().params.checked(np.asarray(d.state.unseen))
             arr = p.riichi.arrays(p)
             discard = next(e for e in events[d.index + 1:] if e.get("type") == "dahai" and e["actor"] == d.seat)
-            waits = waits_after(np.asarray(d.state.hand, np.uint8), mjai_to_kind(discard["pai"]))
+            after = d.state.copy()
+            after.update(discard)
+            waits = sorted(after.waits)
             unseen = np.asarray(d.state.unseen, np.float64)
             rest = unseen.copy()
             rest[waits] = 0
