@@ -407,8 +407,8 @@ class TableModel:
     ``wall_share``): the completing draws of a tenpai state come over the pool of *that* draw
     (:func:`shrinking_pool`: the others' discards leave it while our waits, neither drawn nor
     ronned, stay), as ``wall_shares`` were measured (else over the root's pool: at the riichi
-    declarations of 200 self-play games 154 tsumo expected where 184 happened, 183 with it;
-    against cnn-bot 82 / 98, 98 with it; off: even in 1,000 report games against cnn-bot,
+    declarations of 200 self-play games 154 tsumo expected where 184 happened, 181 with it;
+    against cnn-bot 82 / 98, 97 with it; off: even in 1,000 report games against cnn-bot,
     README "Session 39"). ``ron_by_discarder`` (with ``ron_share``): the share is each
     opponent's own by its class (``Hazards.ron_share_by``: one in riichi throws what it draws,
     a free closed hand holds back), the three discards of a turn at their mean (they carry
@@ -460,13 +460,14 @@ GROWTH_FLOOR = 1e-3
 
 
 def shrinking_pool(unseen: np.ndarray, tiles_left: int, T: int) -> np.ndarray:
-    """``pool_shrink``: the root's unseen pool over the pool at the draw after ``n = 0..T-1``
-    more discards, four tiles fewer a turn (our draw and the others' three discards, the
-    waits unronned among them only by chance) and never below what the wall cannot give up
-    (the dead wall and the others' hands): the factor on a tenpai state's completing draws,
-    whose share ``wall_shares`` measured over the pool of each draw."""
+    """``pool_shrink``: the root's unseen pool over the pool at the draw of ``draw_share[n]``,
+    ``n = 0..T-1`` (the draw after our ``n + 1``-th discard from the root: the others' three
+    discards since ours, four tiles a turn before them, our waits among them unronned only by
+    chance), never below what the wall cannot give up (the dead wall and the others' hands):
+    the factor on a tenpai state's completing draws, whose share ``wall_shares`` measured over
+    the pool of each draw."""
     u = float(np.sum(unseen))
-    now = np.maximum(u - 4.0 * np.arange(T), u - max(int(tiles_left), 0))
+    now = np.maximum(u - 3.0 - 4.0 * np.arange(T), u - max(int(tiles_left), 0))
     return u / np.maximum(now, 1.0)
 
 

@@ -791,8 +791,8 @@ def test_wall_share_slows_a_one_shanten_hand_more_as_the_wall_runs_down(est):
 
 def test_pool_shrink_counts_a_tenpai_hands_waits_over_the_pool_of_each_draw(est):
     """``pool_shrink``: a tenpai state's completing draws come at the wall's share times the
-    root's unseen pool over the pool at that draw (four tiles fewer a turn, never below what the
-    wall cannot give up); the progress rows stay. The tenpai hand then wins more often, by tsumo
+    root's unseen pool over the pool at that draw (the others' three discards before the first,
+    four tiles fewer a turn after, never below what the wall cannot give up); the progress rows stay. The tenpai hand then wins more often, by tsumo
     (the others' chances are the same), and its discards are worth more."""
     from abstractions.psm import solve_psm
     from abstractions.situation import TableModel
@@ -803,11 +803,11 @@ def test_pool_shrink_counts_a_tenpai_hands_waits_over_the_pool_of_each_draw(est)
     walls = situation_of(st, est)  # the default: wall_share, the root's pool
     pools = situation_of(st, est, model=TableModel(pool_shrink=True))
     T, u = walls.params.T, float(sum(st.unseen))
-    now = np.maximum(u - 4 * np.arange(T), u - st.tiles_left)
-    assert now[-1] < u and (now >= u - st.tiles_left).all()
+    # the draw of draw_share[n] comes after the others' three discards since our (n + 1)-th
+    now = np.maximum(u - 3 - 4 * np.arange(T), u - st.tiles_left)
+    assert now[0] == u - 3 and now[-1] < u - 3 and (now >= u - st.tiles_left).all()
     np.testing.assert_allclose(pools.params.draw_share, walls.params.draw_share * u / now)
     np.testing.assert_allclose(pools.params.progress_share, walls.params.progress_share)
-    assert pools.params.draw_share[0] == walls.params.draw_share[0]
     g = agent._graph(walls, st)
     a, b = (solve_psm(g, s.params, drawn=st.drawn >> 2, track=True) for s in (walls, pools))
     east, win = mjai_to_kind("E"), OUTCOMES.index("win")

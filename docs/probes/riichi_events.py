@@ -8,7 +8,9 @@ of our tsumo (``draw_share[0, n-1]`` times the waits' unseen share at the declar
 graph draws from the declaration's pool) and of a ron (three discards at ``ron_scale`` times
 ``p_disc`` of the waits). Summed over the turns each hand really lasted, they are the expected
 counts of each event; the record gives the real ones. ``*_pool``: the same with the waits'
-share over a pool shrunk by four tiles a turn (our draw and three discards), the hand going on.
+share over the pool of each draw, as ``mdp:pool_shrink=1`` takes it
+(``abstractions.situation.shrinking_pool``: four tiles fewer a turn, never below the pool the
+wall cannot give up); a turn's rons over the pool of our draw before its discards.
 
     python docs/probes/riichi_events.py 'runs/s36/dev26_A/logs/*.gz' --name mdp --files 150
 """
@@ -20,10 +22,12 @@ import glob
 
 import numpy as np
 
+from abstractions.situation import shrinking_pool
 from game.records import read_events
 from player.agents.base import find
 from player.calibration import recorded_choices
 from player.registry import make_agent
+from search.retrograde import MAX_DRAW_SHARE
 
 
 def lived(events: list[dict], index: int, seat: int) -> tuple[int, str]:
@@ -66,18 +70,19 @@ def main() -> None:
             rest = unseen.copy()
             rest[waits] = 0
             share = np.asarray(p.draw_share, np.float64).reshape(-1, p.T)[0]
+            pool = shrinking_pool(unseen, d.state.tiles_left, p.T)
+            u_waits = unseen[waits].sum() / unseen.sum()  # the kernels give the waits at most every draw
             draws, end = lived(events, d.index, d.seat)
             real[end] += 1
             for n in range(min(draws + 1, p.T)):
-                shrink = unseen.sum() / max(unseen.sum() - 4 * n, 20.0)
                 if n > 0:
-                    expected["tsumo"] += share[n - 1] * unseen[waits].sum() / unseen.sum()
-                    expected["tsumo_pool"] += share[n - 1] * unseen[waits].sum() / unseen.sum() * shrink
+                    expected["tsumo"] += share[n - 1] * u_waits
+                    expected["tsumo_pool"] += min(share[n - 1] * pool[n - 1] * u_waits, MAX_DRAW_SHARE * u_waits, 1.0)
                     expected["lose"] += float((rest / rest.sum() * arr["p_lose"]).sum() * arr["g_lose"][n])
                 expected["other"] += arr["p_other"][n]
                 hit = arr["ron_scale"] * arr["p_disc"][waits].sum()
                 expected["ron"] += 1 - (1 - hit) ** 3
-                expected["ron_pool"] += 1 - (1 - min(1.0, hit * shrink)) ** 3
+                expected["ron_pool"] += 1 - (1 - min(1.0, hit * (pool[n - 1] if n else 1.0))) ** 3
     print(sum(real.values()), "declarations")
     print("happened:", dict(real))
     print("PSM expected over the turns lived:", {k: round(float(v), 1) for k, v in expected.items()})
