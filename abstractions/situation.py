@@ -408,8 +408,8 @@ class TableModel:
     (:func:`shrinking_pool`: the others' discards leave it while our waits, neither drawn nor
     ronned, stay), as ``wall_shares`` were measured (else over the root's pool: at the riichi
     declarations of 200 self-play games 154 tsumo expected where 184 happened, 181 with it;
-    against cnn-bot 82 / 98, 97 with it; off: even in 1,000 report games against cnn-bot,
-    README "Session 39"). ``ron_by_discarder`` (with ``ron_share``): the share is each
+    against cnn-bot 82 / 98, 97 with it; off: even in 2,000 report games against cnn-bot,
+    README "Session 39", "Session 40"). ``ron_by_discarder`` (with ``ron_share``): the share is each
     opponent's own by its class (``Hazards.ron_share_by``: one in riichi throws what it draws,
     a free closed hand holds back), the three discards of a turn at their mean (they carry
     the same ron chances, so the mean is exact for the ron; else one share for every table).
