@@ -792,8 +792,9 @@ def test_wall_share_slows_a_one_shanten_hand_more_as_the_wall_runs_down(est):
 def test_pool_shrink_counts_a_tenpai_hands_waits_over_the_pool_of_each_draw(est):
     """``pool_shrink``: a tenpai state's completing draws come at the wall's share times the
     root's unseen pool over the pool at that draw (the others' three discards before the first,
-    four tiles fewer a turn after, never below what the wall cannot give up); the progress rows stay. The tenpai hand then wins more often, by tsumo
-    (the others' chances are the same), and its discards are worth more."""
+    four tiles fewer a turn after, never below what the wall cannot give up); the progress rows
+    stay. The tenpai hand then wins more often, by tsumo (the others' chances are the same),
+    and its discards are worth more."""
     from abstractions.psm import solve_psm
     from abstractions.situation import TableModel
 

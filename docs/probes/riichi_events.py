@@ -7,10 +7,11 @@ of the situation the agent builds) give per turn ``n`` the chance of another's w
 of our tsumo (``draw_share[0, n-1]`` times the waits' unseen share at the declaration: the
 graph draws from the declaration's pool) and of a ron (three discards at ``ron_scale`` times
 ``p_disc`` of the waits). Summed over the turns each hand really lasted, they are the expected
-counts of each event; the record gives the real ones. ``*_pool``: the same with the waits'
-share over the pool of each draw, as ``mdp:pool_shrink=1`` takes it
+counts of each event; the record gives the real ones. ``tsumo_pool``: the tsumo with the
+waits' share over the pool of each draw, the draw shares of ``mdp:pool_shrink=1``'s own
+situation; ``ron_pool``: a turn's rons over the pool of our draw before its discards
 (``abstractions.situation.shrinking_pool``: four tiles fewer a turn, never below the pool the
-wall cannot give up); a turn's rons over the pool of our draw before its discards.
+wall cannot give up).
 
     python docs/probes/riichi_events.py 'runs/s36/dev26_A/logs/*.gz' --name mdp --files 150
 """
@@ -27,7 +28,6 @@ from game.records import read_events
 from player.agents.base import find
 from player.calibration import recorded_choices
 from player.registry import make_agent
-from search.retrograde import MAX_DRAW_SHARE
 
 
 def lived(events: list[dict], index: int, seat: int) -> tuple[int, str]:
@@ -52,15 +52,16 @@ def main() -> None:
     ap.add_argument("--name", default="mdp")
     ap.add_argument("--files", type=int, default=150)
     args = ap.parse_args()
-    agent = make_agent("mdp")
+    agent, pooled = make_agent("mdp:pool_shrink=0"), make_agent("mdp:pool_shrink=1")
     expected, real = collections.Counter(), collections.Counter()
     for path in sorted(glob.glob(args.records))[:args.files]:
         events = read_events(path)
         for d, pick, _, _ in recorded_choices(events, args.name, 1):
             if find(d.legal, "reach") is None or d.legal[pick]["type"] != "reach":
                 continue
-            agent.state = d.state
+            agent.state = pooled.state = d.state
             p = agent._situation().params.checked(np.asarray(d.state.unseen))
+            share_pool = np.asarray(pooled._situation().params.draw_share, np.float64)
             arr = p.riichi.arrays(p)
             discard = next(e for e in events[d.index + 1:] if e.get("type") == "dahai" and e["actor"] == d.seat)
             after = d.state.copy()
@@ -77,7 +78,7 @@ def main() -> None:
             for n in range(min(draws + 1, p.T)):
                 if n > 0:
                     expected["tsumo"] += share[n - 1] * u_waits
-                    expected["tsumo_pool"] += min(share[n - 1] * pool[n - 1] * u_waits, MAX_DRAW_SHARE * u_waits, 1.0)
+                    expected["tsumo_pool"] += min(share_pool[n - 1] * u_waits, 1.0)
                     expected["lose"] += float((rest / rest.sum() * arr["p_lose"]).sum() * arr["g_lose"][n])
                 expected["other"] += arr["p_other"][n]
                 hit = arr["ron_scale"] * arr["p_disc"][waits].sum()
