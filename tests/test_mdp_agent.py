@@ -964,14 +964,14 @@ def test_ron_by_discarder_takes_the_mean_share_of_the_three_discarders_classes(e
 
 
 def test_the_player_keeps_its_own_tie_net_when_cnn_bot_moves_on():
-    """The near-ties are ordered by the discard net the tie margin was chosen with
-    (``cnn/models/mdp_ties``), not by cnn-bot's shipped one, which has changed since."""
+    """With ``tie`` on, the near-ties are ordered by the discard net the tie margin was chosen
+    with (``cnn/models/mdp_ties``), not by cnn-bot's shipped one, which has changed since."""
     import torch
 
     from cnn.policy import DEFAULT_MODELS, load_nets
     from player.agents.mdp import TIE_NET
 
-    agent = MdpAgent(tie_by="cnn")
+    agent = MdpAgent(tie=0.003, tie_by="cnn")
     own = dict(agent._net.nets["discard"].state_dict())
     ties = load_nets(TIE_NET, tasks=("discard",))["discard"].state_dict()
     shipped = load_nets(DEFAULT_MODELS, tasks=("discard",))["discard"].state_dict()
@@ -982,20 +982,22 @@ def test_the_player_keeps_its_own_tie_net_when_cnn_bot_moves_on():
 def test_tie_net_names_the_folder_of_the_near_tie_net(tmp_path):
     """``tie_net``: another discard net orders the near-ties (here cnn-bot's shipped one); the
     run's model digests name that file; a folder without the net fails when the agent is built,
-    naming the file."""
+    naming the file; a net that nothing would read (``tie=0``) is an error, not silently left out."""
     import torch
 
     from cnn.policy import DEFAULT_MODELS, load_nets
-    from game.errors import ModelFileError
+    from game.errors import MahjongError, ModelFileError
     from player.registry import make_agent, model_files
 
-    agent = make_agent(f"mdp:tie_net={DEFAULT_MODELS}")
+    agent = make_agent(f"mdp:tie=0.003,tie_net={DEFAULT_MODELS}")
     own = dict(agent._net.nets["discard"].state_dict())
     shipped = load_nets(DEFAULT_MODELS, tasks=("discard",))["discard"].state_dict()
     assert all(torch.equal(own[k], shipped[k]) for k in shipped)
-    assert Path(DEFAULT_MODELS) / "discard.pt" in model_files(f"mdp:tie_net={DEFAULT_MODELS}")
+    assert Path(DEFAULT_MODELS) / "discard.pt" in model_files(f"mdp:tie=0.003,tie_net={DEFAULT_MODELS}")
     with pytest.raises(ModelFileError, match="discard.pt"):
-        make_agent(f"mdp:tie_net={tmp_path}")
+        make_agent(f"mdp:tie=0.003,tie_net={tmp_path}")
+    with pytest.raises(MahjongError, match="tie_net"):
+        make_agent(f"mdp:tie=0,tie_net={DEFAULT_MODELS}")
 
 
 def test_later_riichi_comes_as_the_riichi_share_of_the_projected_tenpai(est):

@@ -96,7 +96,9 @@ CALL_STATES = 20_000
 #: :data:`TIE_BY` at :data:`TIE_SHANTEN` or more shanten, where the graphs are cut by the
 #: state budget and ``d``. 0.003 with cnn-bot's discard net, chosen against 0.01 and off on
 #: 400 development games (seed 20261301); ordered by tile efficiency instead (3e-4), the
-#: player agreed more with the phoenix players and lost in games (README, "Strength").
+#: player agreed more with the phoenix players and lost in games (README, "Strength"). It
+#: orders 26 % of the decisions (55 % of Method 2's); off (``tie=0``), the player finished
+#: 0.09 +- 0.03 rank worse against cnn-bot on 2,000 report games (README, "Session 41").
 TIE = 0.003
 TIE_SHANTEN = 2
 #: What orders the near-ties (``tie_by``): cnn-bot's discard net or the efficiency agent's keys.
@@ -326,6 +328,8 @@ class MdpAgent(Agent):
         # ``value`` is asked about keep their own, apart from the game's
         self._histories: dict | None = None
         self._valuing = False
+        if tie_net is not None and not uses_discard_net(self.tie, tie_by, far_by):
+            raise MahjongError(f"tie_net={tie_net} is read only with tie > 0 and tie_by=cnn, or far_by=cnn")
         if uses_discard_net(self.tie, tie_by, far_by):  # loaded with the agent: a missing file fails here
             from cnn.policy import CnnPolicy, load_nets
 
