@@ -328,9 +328,10 @@ class MdpAgent(Agent):
         # ``value`` is asked about keep their own, apart from the game's
         self._histories: dict | None = None
         self._valuing = False
-        if tie_net is not None and not uses_discard_net(self.tie, tie_by, far_by):
+        reads_net = uses_discard_net(self.tie, tie_by, far_by)
+        if tie_net is not None and not reads_net:
             raise MahjongError(f"tie_net={tie_net} is read only with tie > 0 and tie_by=cnn, or far_by=cnn")
-        if uses_discard_net(self.tie, tie_by, far_by):  # loaded with the agent: a missing file fails here
+        if reads_net:  # loaded with the agent: a missing file fails here
             from cnn.policy import CnnPolicy, load_nets
 
             net_dir = TIE_NET if tie_net is None else Path(tie_net)
