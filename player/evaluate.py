@@ -80,7 +80,8 @@ def game_record(game: int, block: int, seed: int, player_seat: int, result,
                 wall_s: float | None = None, cpu_s: float | None = None) -> dict:
     """The JSON line of one finished game.
 
-    ``counts`` are per-seat numbers of hands (``stats.count_hand_events``); ``methods`` per
+    ``counts`` are per-seat numbers of hands and the points won and dealt in
+    (``stats.count_hand_events``; results written before session 42 have no points); ``methods`` per
     seat how the agent made its decisions in this game (its ``stats``, e.g. the MDP player's
     ``method1`` / ``method2`` / ``rule_based`` / ``error_fallback`` / ``forced``; None for an agent that
     keeps none); ``log`` is the mjai log's path relative to the output directory, or None.

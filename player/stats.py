@@ -39,6 +39,9 @@ RANK_POINTS_TONPU: tuple[int, int, int, int] = (60, 30, 0, -90)
 RANK_POINTS_DAN = 7
 
 COUNT_KEYS = ("hands", "wins", "deal_ins", "riichi", "calls")
+#: Point sums of :func:`count_hand_events` (the ``deltas`` of the ``hora`` events): what a seat
+#: gained by its wins and paid on its deal-ins, riichi sticks and honba included.
+POINT_KEYS = ("win_points", "deal_in_points")
 
 
 def rank_points_table(hanchan: bool) -> tuple[int, int, int, int]:
@@ -166,9 +169,14 @@ def count_hand_events(events: Sequence[Mapping]) -> dict[str, list[int]]:
     seat ``wins`` (a double ron counts for both winners), hands it ``deal_ins`` (its discard or
     kakan was ronned), hands it declared ``riichi`` in (accepted), and hands in which it made an
     open ``call`` (chi, pon or daiminkan; a kakan extends a pon already counted, an ankan keeps
-    the hand closed) -- the usual Tenhou definition of the call rate.
+    the hand closed) -- the usual Tenhou definition of the call rate. Where every ``hora``
+    carries its ``deltas`` (the engine's logs and Tenhou's records do), also the points of
+    :data:`POINT_KEYS`: ``win_points`` the sum of the seat's gains by its wins, ``deal_in_points``
+    the sum of what it paid on its deal-ins (positive).
     """
     out = {k: [0, 0, 0, 0] for k in COUNT_KEYS}
+    points = {k: [0, 0, 0, 0] for k in POINT_KEYS}
+    deltas_known = True
     won: set[int] = set()
     dealt: set[int] = set()
     reached: set[int] = set()
@@ -191,12 +199,19 @@ def count_hand_events(events: Sequence[Mapping]) -> dict[str, list[int]]:
             won.add(actor)
             if target != actor:
                 dealt.add(target)
+            deltas = ev.get("deltas")
+            if deltas is None:
+                deltas_known = False
+            else:
+                points["win_points"][actor] += int(deltas[actor])
+                if target != actor:
+                    points["deal_in_points"][target] -= int(deltas[target])
         elif typ == "reach_accepted":
             reached.add(int(ev["actor"]))
         elif typ in ("chi", "pon", "daiminkan"):
             called.add(int(ev["actor"]))
     close_hand()
-    return out
+    return {**out, **points} if deltas_known else out
 
 
 # ----------------------------------------------------------------------------- summary
@@ -223,6 +238,10 @@ def _side_summary(ranks: np.ndarray, blocks: np.ndarray, pts: np.ndarray,
     def per_hand(key: str) -> float:
         return float(counts[key].sum()) / hands if hands else math.nan
 
+    def per(key: str, of: str) -> float | None:
+        """Points of ``key`` per hand counted in ``of``; None where the records hold no points."""
+        return _ratio(float(counts[key].sum()), int(counts[of].sum())) if key in counts else None
+
     return {
         "n": int(n),
         "rank_rates": [float(x) for x in rates],
@@ -234,11 +253,13 @@ def _side_summary(ranks: np.ndarray, blocks: np.ndarray, pts: np.ndarray,
         "rank_points_se": pse,
         "stable_dan": stable_dan(rates, hanchan),
         "hands": hands,
-        "counts": {k: int(counts[k].sum()) for k in COUNT_KEYS},
+        "counts": {k: int(v.sum()) for k, v in counts.items()},
         "win_rate": per_hand("wins"),
         "deal_in_rate": per_hand("deal_ins"),
         "riichi_rate": per_hand("riichi"),
         "call_rate": per_hand("calls"),
+        "points_per_win": per("win_points", "wins"),
+        "points_per_deal_in": per("deal_in_points", "deal_ins"),
     }
 
 
@@ -282,7 +303,9 @@ def summarize(results: Sequence[Mapping], *, hanchan: bool = False) -> dict:
 
     player_ranks = ranks[np.arange(n), seats]
     opp_ranks = ranks[opp_mask].reshape(n, 3)
-    counts = {k: np.array([r["counts"][k] for r in res], dtype=np.int64) for k in COUNT_KEYS}
+    # the points come with the records written since session 42; a run that began before has none
+    keys = COUNT_KEYS + (POINT_KEYS if all(k in r["counts"] for r in res for k in POINT_KEYS) else ())
+    counts = {k: np.array([r["counts"][k] for r in res], dtype=np.int64) for k in keys}
     player_counts = {k: v[np.arange(n), seats] for k, v in counts.items()}
     opp_counts = {k: v[opp_mask] for k, v in counts.items()}
 
@@ -342,17 +365,25 @@ def format_table(summary: Mapping) -> str:
         f"+- {p['rank_points_se']:.2f}/game, opponents {o['rank_points_mean']:+.2f}; "
         f"stable dan {p['stable_dan']:.2f}",
         "",
-        f"{'per hand':<24}{'win':>8}{'deal-in':>9}{'riichi':>8}{'call':>8}",
+        f"{'per hand':<24}{'win':>8}{'deal-in':>9}{'riichi':>8}{'call':>8}"
+        + (f"{'points/win':>12}{'points/deal-in':>16}" if p.get("points_per_win") is not None else ""),
     ]
     for label, side in ((summary["player"], p), (summary["opponent"], o)):
         lines.append(f"{label:<24}{side['win_rate']:>8.3f}{side['deal_in_rate']:>9.3f}"
-                     f"{side['riichi_rate']:>8.3f}{side['call_rate']:>8.3f}")
+                     f"{side['riichi_rate']:>8.3f}{side['call_rate']:>8.3f}"
+                     + (_points(side['points_per_win'], 12) + _points(side['points_per_deal_in'], 16)
+                        if side.get("points_per_win") is not None else ""))
     for label, key in ((summary["player"], "player"), (summary["opponent"], "opponent")):
         m = (summary.get("decision_methods") or {}).get(key)
         if m:
             shares = ", ".join(f"{k} {100 * v:.1f} %" for k, v in sorted(m["shares"].items()))
             lines.append(f"decisions of {label}: {m['counts'].get('decisions', 0)} ({shares})")
     return "\n".join(lines)
+
+
+def _points(x: float, width: int) -> str:
+    """A points column of :func:`format_table`: ``-`` where there was nothing to average."""
+    return f"{x:>{width}.0f}" if math.isfinite(x) else f"{'-':>{width}}"
 
 
 def plot_ranks(summary: Mapping, path) -> None:
@@ -401,11 +432,13 @@ def record_rates(paths: Sequence[str], name: str | None = None) -> dict:
     ``start_game`` name is ``name`` (an agent of an evaluation's logs)."""
     from game.records import player_names, read_events
 
-    tot = {k: 0 for k in COUNT_KEYS + ("kans",)}
+    tot = {k: 0 for k in COUNT_KEYS + POINT_KEYS + ("kans",)}
+    all_points = True
     hands = 0
     for path in paths:
         events = read_events(path)
         counts = {**count_hand_events(events), "kans": count_kans(events)}
+        all_points = all_points and all(k in counts for k in POINT_KEYS)
         names = player_names(events)
         seats = [s for s in range(4) if name is None or names[s] == name]
         hands += counts["hands"][0]
@@ -414,7 +447,13 @@ def record_rates(paths: Sequence[str], name: str | None = None) -> dict:
     seat_hands = tot["hands"]
     return {"records": len(paths), "name": name, "hands": hands, "seat_hands": seat_hands,
             **{f"{k}_per_hand": (tot[k] / seat_hands if seat_hands else math.nan)
-               for k in ("wins", "deal_ins", "riichi", "calls", "kans")}}
+               for k in ("wins", "deal_ins", "riichi", "calls", "kans")},
+            "points_per_win": _ratio(tot["win_points"], tot["wins"]) if all_points else None,
+            "points_per_deal_in": _ratio(tot["deal_in_points"], tot["deal_ins"]) if all_points else None}
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else math.nan
 
 
 def hand_outcomes(events: Sequence[Mapping]) -> tuple[dict[tuple, list[str]], list[int]]:

@@ -6,6 +6,7 @@ tiny real matches (random vs tsumogiri), including a run killed half-way and res
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +113,7 @@ def test_count_hand_events_counts_hands_not_events():
     assert c["deal_ins"] == [0, 0, 1, 0]
     assert c["riichi"] == [0, 1, 0, 0]
     assert c["calls"] == [1, 0, 1, 1]
+    assert "win_points" not in c  # these hora events carry no deltas: no points to sum
 
 
 def _result(game: int, seat: int, ranks: list[int], counts: dict | None = None) -> dict:
@@ -165,9 +167,44 @@ def test_summarize_by_hand():
     assert o["hands"] == 120
     assert o["win_rate"] == pytest.approx(6 / 120)
     assert o["call_rate"] == pytest.approx(12 / 120)
+    assert p["points_per_win"] is None  # records without points
     json.dumps(s)  # serialisable as summary.json
     table = stats.format_table(s)
-    assert "me" in table and "mean rank" in table
+    assert "me" in table and "mean rank" in table and "points/win" not in table
+
+
+def test_summarize_points_per_win_and_deal_in():
+    """The points of the records pooled over the player's and the opponents' seats; a run
+    with records from before the points (none in one record) reports none."""
+    def counts(seat):  # seat 0 wins 8,000 in two hands, seat 1 pays 5,200 on one deal-in
+        return {"hands": [5] * 4, "wins": [2, 0, 0, 0], "deal_ins": [0, 1, 0, 0], "riichi": [0] * 4,
+                "calls": [0] * 4, "win_points": [8000, 0, 0, 0], "deal_in_points": [0, 5200, 0, 0]}
+    results = [_result(g, g, [1, 2, 3, 4], counts(g)) for g in range(4)]
+    s = stats.summarize(results)
+    p, o = s["player_stats"], s["opponent_stats"]
+    # the player sat once in each seat: 2 wins worth 8,000, 1 deal-in of 5,200
+    assert p["points_per_win"] == pytest.approx(4000) and p["points_per_deal_in"] == pytest.approx(5200)
+    assert o["points_per_win"] == pytest.approx(3 * 8000 / 6) and o["points_per_deal_in"] == pytest.approx(5200)
+    assert "points/win" in stats.format_table(s)
+    results[2]["counts"] = {k: v for k, v in results[2]["counts"].items() if k not in stats.POINT_KEYS}
+    assert stats.summarize(results)["player_stats"]["points_per_win"] is None
+
+
+def test_win_and_deal_in_points_are_tenhous():
+    """The points of ``count_hand_events`` are Tenhou's own: each AGARI's ``sc`` changes in the
+    phoenix records, read from the XML here, summed for the winner and the discarder."""
+    files = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))
+    assert len(files) >= 40
+    for f in files:
+        want = {"win_points": [0] * 4, "deal_in_points": [0] * 4}
+        for tag in re.findall(r"<AGARI [^>]*>", f.read_text()):
+            who, frm = int(re.search(r' who="(\d)"', tag)[1]), int(re.search(r' fromWho="(\d)"', tag)[1])
+            change = [100 * int(x) for x in re.search(r' sc="([^"]*)"', tag)[1].split(",")[1::2]]
+            want["win_points"][who] += change[who]
+            if frm != who:
+                want["deal_in_points"][frm] -= change[frm]
+        got = stats.count_hand_events(read_events(str(f)))
+        assert {k: got[k] for k in stats.POINT_KEYS} == want, f.name
 
 
 def test_summarize_rejects_bad_ranks():
