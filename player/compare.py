@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -69,21 +70,30 @@ def compare(a: Path | list[Path], b: Path | list[Path]) -> dict:
            "diff_b_minus_a": test.mean_diff, "se": test.se_diff, "p_one_sided_a_better": test.p_one_sided}
     for name, rs in res.items():
         side = stats.summarize(rs, hanchan=bool(meta_a.get("hanchan")))["player_stats"]
-        out[f"rates_{name}"] = {k: side[k] for k in ("win_rate", "deal_in_rate", "riichi_rate", "call_rate")}
+        rates = {k: side[k] for k in ("win_rate", "deal_in_rate", "riichi_rate", "call_rate")}
+        if side["points_per_win"] is not None:  # NaN (no win, no deal-in) as None: strict JSON
+            rates.update({k: side[k] if math.isfinite(side[k]) else None
+                          for k in ("points_per_win", "points_per_deal_in")})
+        out[f"rates_{name}"] = rates
     return out
 
 
 def format_report(c: dict) -> str:
+    # both runs' records must hold the points (runs begun before session 42 have none)
+    points = all("points_per_win" in c[f"rates_{x}"] for x in ("a", "b"))
     lines = [f"{c['games']} paired games ({c['blocks']} wall seeds)",
              f"A {c['player_a']:<40} mean rank {c['mean_rank_a']:.3f}",
              f"B {c['player_b']:<40} mean rank {c['mean_rank_b']:.3f}",
              f"B - A: {c['diff_b_minus_a']:+.4f} +- {c['se']:.4f}; "
              f"p one-sided (A better) = {c['p_one_sided_a_better']:.4g}",
-             f"{'per hand':<10}{'win':>8}{'deal-in':>9}{'riichi':>8}{'call':>8}"]
+             f"{'per hand':<10}{'win':>8}{'deal-in':>9}{'riichi':>8}{'call':>8}"
+             + (f"{'points/win':>12}{'points/deal-in':>16}" if points else "")]
     for name in ("a", "b"):
         r = c[f"rates_{name}"]
         lines.append(f"{name.upper():<10}{r['win_rate']:>8.3f}{r['deal_in_rate']:>9.3f}{r['riichi_rate']:>8.3f}"
-                     f"{r['call_rate']:>8.3f}")
+                     f"{r['call_rate']:>8.3f}"
+                     + (stats.points_column(r["points_per_win"], 12) + stats.points_column(r["points_per_deal_in"], 16)
+                        if points else ""))
     return "\n".join(lines)
 
 

@@ -371,7 +371,7 @@ def format_table(summary: Mapping) -> str:
     for label, side in ((summary["player"], p), (summary["opponent"], o)):
         lines.append(f"{label:<24}{side['win_rate']:>8.3f}{side['deal_in_rate']:>9.3f}"
                      f"{side['riichi_rate']:>8.3f}{side['call_rate']:>8.3f}"
-                     + (_points(side['points_per_win'], 12) + _points(side['points_per_deal_in'], 16)
+                     + (points_column(side['points_per_win'], 12) + points_column(side['points_per_deal_in'], 16)
                         if side.get("points_per_win") is not None else ""))
     for label, key in ((summary["player"], "player"), (summary["opponent"], "opponent")):
         m = (summary.get("decision_methods") or {}).get(key)
@@ -381,9 +381,9 @@ def format_table(summary: Mapping) -> str:
     return "\n".join(lines)
 
 
-def _points(x: float, width: int) -> str:
-    """A points column of :func:`format_table`: ``-`` where there was nothing to average."""
-    return f"{x:>{width}.0f}" if math.isfinite(x) else f"{'-':>{width}}"
+def points_column(x: float | None, width: int) -> str:
+    """A points column of the tables: ``-`` where there was nothing to average (NaN or None)."""
+    return f"{x:>{width}.0f}" if x is not None and math.isfinite(x) else f"{'-':>{width}}"
 
 
 def plot_ranks(summary: Mapping, path) -> None:

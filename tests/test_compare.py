@@ -42,6 +42,11 @@ def test_paired_difference(runs, capsys):
     assert main([str(runs / "a"), str(runs / "c"), "--json"]) == 0
     same = json.loads(capsys.readouterr().out)
     assert same["diff_b_minus_a"] == 0.0 and same["rates_a"] == same["rates_b"]
+    # tsumogiri never wins: no points per win (None, strict JSON), while efficiency's are a score
+    assert c["rates_b"]["points_per_win"] is None and c["rates_a"]["points_per_win"] >= 1000
+    assert main([str(runs / "a"), str(runs / "b")]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert "points/win" in rows[-3] and rows[-1].split()[-2] == "-"
 
 
 def test_unpaired_or_missing_runs_exit_2(runs, tmp_path, capsys):
