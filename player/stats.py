@@ -236,7 +236,7 @@ def _side_summary(ranks: np.ndarray, blocks: np.ndarray, pts: np.ndarray,
     pmean, pse = mean_se(pts, blocks)
     hands = int(counts["hands"].sum())
     def per_hand(key: str) -> float:
-        return float(counts[key].sum()) / hands if hands else math.nan
+        return _ratio(float(counts[key].sum()), hands)
 
     def per(key: str, of: str) -> float | None:
         """Points of ``key`` per hand counted in ``of``; None where the records hold no points."""
@@ -446,13 +446,14 @@ def record_rates(paths: Sequence[str], name: str | None = None) -> dict:
             tot[k] += sum(v[s] for s in seats)
     seat_hands = tot["hands"]
     return {"records": len(paths), "name": name, "hands": hands, "seat_hands": seat_hands,
-            **{f"{k}_per_hand": (tot[k] / seat_hands if seat_hands else math.nan)
+            **{f"{k}_per_hand": _ratio(tot[k], seat_hands)
                for k in ("wins", "deal_ins", "riichi", "calls", "kans")},
             "points_per_win": _ratio(tot["win_points"], tot["wins"]) if all_points else None,
             "points_per_deal_in": _ratio(tot["deal_in_points"], tot["deal_ins"]) if all_points else None}
 
 
 def _ratio(a: float, b: float) -> float:
+    """``a / b``, NaN where there was nothing to divide by (no hands, no wins, no deal-ins)."""
     return a / b if b else math.nan
 
 
