@@ -50,6 +50,7 @@ import numpy as np
 from abstractions.params import LaterRiichi, MDPParams, RiichiParams
 from game.errors import MahjongError
 from game.tiles import dora_from_indicator
+from regressors.discards import p_disc as discard_distribution
 from regressors.features import safe_kinds
 from regressors.hazard import wall_shares
 from search.retrograde import MAX_DRAW_SHARE
@@ -413,6 +414,10 @@ class TableModel:
     opponent's own by its class (``Hazards.ron_share_by``: one in riichi throws what it draws,
     a free closed hand holds back), the three discards of a turn at their mean (they carry
     the same ron chances, so the mean is exact for the ron; else one share for every table).
+    ``discard_mix``: the opponents' discards come by tile class as the records say
+    (``Hazards.discards``, :func:`regressors.discards.p_disc`: honours and terminals about
+    twice their unseen share, middle tiles about 0.6 of it, more so in the first turns), the ron
+    shares turned to match (else at random among the unseen tiles, spec A5).
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -439,6 +444,7 @@ class TableModel:
     ron_by_discarder: bool = False  # with ron_share: the share of each discarder's class (Hazards.ron_share_by)
     wall_share: bool = True  # we draw our useful kinds less often as the wall runs down (README, "Session 38")
     pool_shrink: bool = False  # with wall_share: our waits over the pool of each draw (README, "Session 39")
+    discard_mix: bool = False  # the others discard by tile class as the records say (Hazards.discards, README "Session 43")
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
@@ -479,13 +485,18 @@ def hazard_turns(t_max: int) -> np.ndarray:
 
 def _ron_scale(hazards, model: TableModel, in_riichi: bool, me: int) -> float:
     """The share of random at which the others discard our waits (1: ``ron_share`` off), with
-    ``ron_by_discarder`` the mean of the three opponents' by their class now."""
+    ``ron_by_discarder`` the mean of the three opponents' by their class now; with
+    ``discard_mix`` the share of the class-weighted discards instead (at most 1)."""
     if not model.ron_share:
         return 1.0
     if model.ron_by_discarder:
         by = np.asarray(hazards.ron_share_by[1 if in_riichi else 0], dtype=np.float64)
-        return float(np.mean([by[(me + k) % 4] for k in (1, 2, 3)]))
-    return float(hazards.ron_scale_riichi if in_riichi else hazards.ron_scale)
+        scale = float(np.mean([by[(me + k) % 4] for k in (1, 2, 3)]))
+    else:
+        scale = float(hazards.ron_scale_riichi if in_riichi else hazards.ron_scale)
+    if model.discard_mix:  # the same rons over the discards expected by class, not at random
+        scale *= float(hazards.discards["ron_factor_riichi" if in_riichi else "ron_factor"])
+    return min(scale, 1.0)
 
 
 def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray) -> np.ndarray:
@@ -629,8 +640,12 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
             shares[0] = np.minimum(shares[0] * shrinking_pool(np.asarray(state.unseen), state.tiles_left, T),
                                    MAX_DRAW_SHARE)
         draw_share, progress_share = shares[0], shares[1:]
+    p_disc = None  # spec A5's: the unseen counts
+    if model.discard_mix:
+        p_disc = discard_distribution(np.asarray(state.unseen), np.asarray(hazards.discards["weights"]),
+                                      int(state.tiles_left), T)
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
-                       p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi, me),
+                       p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi, me), p_disc=p_disc,
                        tenpai_other=float(hazards.tenpai_other) if model.tenpai_other and model.hazard else 1.0,
                        draw_share=draw_share, progress_share=progress_share,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten,

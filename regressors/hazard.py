@@ -35,6 +35,9 @@ the hazard, which knows nothing of *i*'s hand, predicts (:func:`tenpai_other_rat
 and ``share_slope`` how that share falls as the wall runs down, at tenpai and at 1, 2 and 3+
 shanten for the kinds that lower the shanten (:func:`replay_rates`, :func:`wall_shares`). ``ron_share_by`` splits ``ron_scale`` by who discards: a riichi
 player throws what it draws, a free closed hand holds back (:func:`ron_share_by_discarder`).
+``discards`` (in files fitted since session 43) says what the opponents discard: the weight of
+each tile class by the wall against random picks among their unseen tiles
+(:mod:`regressors.discards`).
 """
 from __future__ import annotations
 
@@ -231,6 +234,7 @@ class HazardModel:
         self.draw_share = 1.0
         self.share_slope = (0.0, 0.0, 0.0, 0.0)
         self.ron_share_by = {o: {c: 1.0 for c in WAIT_CLASSES} for o in OWN_CLASSES}
+        self.discards: dict | None = None  # regressors.discards.fit: the opponents' discard weights
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
@@ -247,6 +251,9 @@ class HazardModel:
         tenpai = arr["dec_tenpai"].astype(bool)
         self.dama_share = _share(~arr["dec_riichi"][tenpai].astype(bool))
         self.tenpai_other = tenpai_other_ratio(self, arr, pt)
+        from regressors.discards import fit as fit_discards
+
+        self.discards = fit_discards(arr)
         return self
 
     def p_other(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray,
@@ -290,7 +297,8 @@ class HazardModel:
                           "dama_share": self.dama_share, "riichi_pass": self.riichi_pass,
                           "ron_given_wait": self.ron_given_wait, "tenpai_other": self.tenpai_other,
                           "draw_share": self.draw_share, "share_slope": list(self.share_slope),
-                          "ron_share_by": self.ron_share_by}, path, KIND)
+                          "ron_share_by": self.ron_share_by,
+                          **({"discards": self.discards} if self.discards is not None else {})}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -316,6 +324,10 @@ class HazardModel:
             if len(m.share_slope) != 4:
                 raise ValueError("share_slope")
             m.ron_share_by = {o: {c: float(d["ron_share_by"][o][c]) for c in WAIT_CLASSES} for o in OWN_CLASSES}
+            if "discards" in d:
+                from regressors.discards import check
+
+                m.discards = check(d["discards"], str(path))
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m

@@ -8,6 +8,7 @@ riichi with a poor hand, riichi a good early tenpai).
 """
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from pathlib import Path
 
@@ -1112,3 +1113,38 @@ def test_a_game_names_its_players_and_counts_the_decisions_made_with_a_tables_es
     me.stats.clear()
     play_game([EfficiencyAgent(), me, EfficiencyAgent(), EfficiencyAgent()], 5)
     assert me.stats["decisions"] > 20 and me.stats["table_cnn-bot"] == 0
+
+
+def test_discard_mix_weighs_the_others_discards_by_class(est):
+    """``discard_mix``: PSM's opponents' discards come by the shipped class weights
+    (``regressors.discards.p_disc``) and the ron shares turn by the file's factors, the other
+    parameters the same; a dama shanpon on East (yakuhai in an East hand, its ron legal) and
+    5m then wins more often, the others throwing winds more than their unseen share."""
+    from abstractions.psm import solve_psm
+    from abstractions.situation import TableModel
+    from game.errors import ModelFileError
+    from regressors import discards
+
+    ev = events_for("123m 456p 789s EE 55m", [], last_draw="W")
+    agent = agent_at(ev, est)
+    st = agent.state
+    plain = situation_of(st, est)
+    mixed = situation_of(st, est, model=TableModel(discard_mix=True))
+    d = est.hazard.discards
+    assert plain.params.p_disc is None
+    np.testing.assert_allclose(mixed.params.p_disc, discards.p_disc(np.asarray(st.unseen), np.asarray(d["weights"]),
+                                                                    st.tiles_left, plain.params.T))
+    assert mixed.params.ron_scale == pytest.approx(min(1.0, plain.params.ron_scale * d["ron_factor"]))
+    assert mixed.params.riichi.ron_scale == pytest.approx(min(1.0, plain.params.riichi.ron_scale * d["ron_factor_riichi"]))
+    np.testing.assert_array_equal(mixed.params.p_lose, plain.params.p_lose)
+    np.testing.assert_array_equal(mixed.params.p_other, plain.params.p_other)
+    g = agent._graph(plain, st)
+    a, b = (solve_psm(g, s.params, drawn=st.drawn >> 2, track=True) for s in (plain, mixed))
+    west, win = mjai_to_kind("W"), OUTCOMES.index("win")
+    assert b.probs[west][win] > a.probs[west][win]
+    assert make_agent("mdp:discard_mix=1").model.discard_mix
+    bare = Estimators.default()
+    bare.hazard = copy.copy(bare.hazard)
+    bare.hazard.discards = None
+    with pytest.raises(ModelFileError, match="discard weights"):
+        MdpAgent(estimators=bare, discard_mix=True)

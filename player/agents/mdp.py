@@ -70,7 +70,7 @@ from abstractions import method2
 from abstractions.fsm import fsm_closed_form
 from abstractions.psm import solve_psm
 from abstractions.situation import TableModel, RankTable, Situation, after_kan, checked_riichi_danger, situation_of
-from game.errors import MahjongError
+from game.errors import MahjongError, ModelFileError
 from game.state import TableState
 from game.tiles import mjai_to_kind
 from player.agents.base import Agent, Event, find
@@ -374,6 +374,9 @@ class MdpAgent(Agent):
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
+        if self.model.discard_mix and any(e.hazard.discards is None for e in (self._mixed, *self._tables.values())):
+            raise ModelFileError("discard_mix needs a hazard file with the opponents' discard weights "
+                                 "(python -m regressors.discards --records GLOB --write FILE)")
         self.state = TableState(0)
         self.fallback = EfficiencyAgent()
         self.stats: Counter = Counter()
