@@ -426,18 +426,53 @@ def count_kans(events: Sequence[Mapping]) -> list[int]:
     return out
 
 
+#: How a win came (:func:`win_routes`): after the winner's riichi, with an open meld (chi, pon,
+#: open or added kan), or closed without riichi (dama; closed kans keep a hand closed).
+ROUTES = ("riichi", "open", "dama")
+
+
+def win_routes(events: Sequence[Mapping]) -> dict[str, list[int]]:
+    """Per-seat wins of one mjai log by :data:`ROUTES` (``wins_riichi`` ...), and where every
+    ``hora`` carries its ``deltas`` the points they gained (``win_points_riichi`` ...): the
+    hand value a route brings, beside how often it is taken."""
+    out = {f"{k}_{r}": [0, 0, 0, 0] for k in ("wins", "win_points") for r in ROUTES}
+    deltas_known = True
+    riichi: set[int] = set()
+    opened: set[int] = set()
+    for ev in events:
+        typ = ev.get("type")
+        if typ == "start_kyoku":
+            riichi.clear()
+            opened.clear()
+        elif typ == "reach_accepted":
+            riichi.add(int(ev["actor"]))
+        elif typ in ("chi", "pon", "daiminkan"):
+            opened.add(int(ev["actor"]))
+        elif typ == "hora":
+            actor = int(ev["actor"])
+            route = "riichi" if actor in riichi else "open" if actor in opened else "dama"
+            out[f"wins_{route}"][actor] += 1
+            if ev.get("deltas") is None:
+                deltas_known = False
+            else:
+                out[f"win_points_{route}"][actor] += int(ev["deltas"][actor])
+    return out if deltas_known else {k: v for k, v in out.items() if k.startswith("wins_")}
+
+
 def record_rates(paths: Sequence[str], name: str | None = None) -> dict:
     """Per-hand win / deal-in / riichi / call / kan rates of every seat of some records
     pooled (e.g. the phoenix players', to set beside an evaluation's), or of the seats whose
-    ``start_game`` name is ``name`` (an agent of an evaluation's logs)."""
+    ``start_game`` name is ``name`` (an agent of an evaluation's logs); the points a win gains
+    and a deal-in pays, and the wins by :data:`ROUTES` with the points of each."""
     from game.records import player_names, read_events
 
     tot = {k: 0 for k in COUNT_KEYS + POINT_KEYS + ("kans",)}
+    tot.update({f"{k}_{r}": 0 for k in ("wins", "win_points") for r in ROUTES})
     all_points = True
     hands = 0
     for path in paths:
         events = read_events(path)
-        counts = {**count_hand_events(events), "kans": count_kans(events)}
+        counts = {**count_hand_events(events), **win_routes(events), "kans": count_kans(events)}
         all_points = all_points and all(k in counts for k in POINT_KEYS)
         names = player_names(events)
         seats = [s for s in range(4) if name is None or names[s] == name]
@@ -449,7 +484,10 @@ def record_rates(paths: Sequence[str], name: str | None = None) -> dict:
             **{f"{k}_per_hand": _ratio(tot[k], seat_hands)
                for k in ("wins", "deal_ins", "riichi", "calls", "kans")},
             "points_per_win": _ratio(tot["win_points"], tot["wins"]) if all_points else None,
-            "points_per_deal_in": _ratio(tot["deal_in_points"], tot["deal_ins"]) if all_points else None}
+            "points_per_deal_in": _ratio(tot["deal_in_points"], tot["deal_ins"]) if all_points else None,
+            "wins_by_route": {r: {"per_hand": _ratio(tot[f"wins_{r}"], seat_hands),
+                                  "points_per_win": _ratio(tot[f"win_points_{r}"], tot[f"wins_{r}"]) if all_points else None}
+                              for r in ROUTES}}
 
 
 def _ratio(a: float, b: float) -> float:

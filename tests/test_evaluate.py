@@ -443,3 +443,32 @@ def test_rank_edge_adds_up_to_each_seats_final_rank(capsys):
             assert sum(v["rank_a_game"] for v in out[by].values()) == pytest.approx(want, abs=1e-9)
         assert sum(v["hands_a_game"] for v in out["phase"].values()) == sum(e["type"] == "start_kyoku" for e in events)
     assert stats.main(["--records", f, "--edge"]) == 2
+
+
+def _tenhou_route(tag: str) -> str:
+    """A win's route from Tenhou's own AGARI tag: riichi or double riichi among its yaku (ids
+    1, 21), else open if a meld of ``m`` is a chi, pon, added kan or open kan, else dama."""
+    yaku = [int(x) for x in re.search(r' yaku="([^"]*)"', tag)[1].split(",")[0::2]] if " yaku=" in tag else []
+    if 1 in yaku or 21 in yaku:
+        return "riichi"
+    melds = [int(x) for x in re.search(r' m="([^"]*)"', tag)[1].split(",")] if " m=" in tag else []
+    # chi (bit 2), pon (bit 3), added kan (bit 4); else a kan, closed where it came from nobody
+    return "open" if any(m & 0x1C or m & 3 for m in melds) else "dama"
+
+
+def test_win_routes_are_tenhous():
+    """``win_routes`` by the events (reach_accepted, the calls) against each AGARI's own yaku
+    and melds in the phoenix records, with the points of its ``sc``."""
+    files = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix" / "mjlog").glob("*.xml"))
+    seen = {r: 0 for r in stats.ROUTES}
+    for f in files:
+        want = {f"{k}_{r}": [0] * 4 for k in ("wins", "win_points") for r in stats.ROUTES}
+        for tag in re.findall(r"<AGARI [^>]*>", f.read_text()):
+            who, route = int(re.search(r' who="(\d)"', tag)[1]), _tenhou_route(tag)
+            want[f"wins_{route}"][who] += 1
+            want[f"win_points_{route}"][who] += 100 * int(re.search(r' sc="([^"]*)"', tag)[1].split(",")[1::2][who])
+            seen[route] += 1
+        assert stats.win_routes(read_events(str(f))) == want, f.name
+    assert min(seen.values()) >= 30  # every route is exercised
+    rates = stats.record_rates([str(f) for f in files[:3]])
+    assert sum(r["per_hand"] for r in rates["wins_by_route"].values()) == pytest.approx(rates["wins_per_hand"])
