@@ -129,15 +129,19 @@ def recorded_choices(events: list[dict], name: str | None, every: int):
             yield d, pick, real, hand
 
 
-def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
-    """The calibration rows of one record (one worker task)."""
+def file_rows(task: tuple[str, str, str | None, int, tuple[int, str] | None]) -> list[Row]:
+    """The calibration rows of one record (one worker task); with a ``cell`` (shanten, tiles
+    left's label) only the decisions in it are valued."""
     from game.records import read_events
     from search.shanten import shanten
 
-    path, spec, name, every = task
+    path, spec, name, every, cell = task
     agent = _agent(spec)
     rows: list[Row] = []
     for d, pick, real, hand in recorded_choices(read_events(path), name, every):
+        sh = int(shanten(np.asarray(d.state.hand, np.uint8)))
+        if cell is not None and (sh, _bucket(int(d.state.tiles_left))) != cell:
+            continue
         valued = agent.value(d.state, d.legal)
         if valued is None or valued[pick][2] is None:
             continue
@@ -147,19 +151,33 @@ def file_rows(task: tuple[str, str, str | None, int]) -> list[Row]:
         pred = pred[:len(ENDINGS)]
         facing = any(d.state.riichi[j] for j in range(4) if j != d.seat)
         declared = None if find(d.legal, "reach") is None else d.legal[pick]["type"] == "reach"
-        rows.append(Row(str(path), d.seat, int(shanten(np.asarray(d.state.hand, np.uint8))),
-                        int(d.state.tiles_left), pred, real, facing, declared, hand))
+        rows.append(Row(str(path), d.seat, sh, int(d.state.tiles_left), pred, real, facing, declared, hand))
     return rows
 
 
+def parse_cell(text: str) -> tuple[int, str]:
+    """``"1/60-70"`` -> ``(1, "60-70")``: a shanten x tiles-left cell of the table."""
+    labels = [_bucket(lo) for lo in TILES_LEFT]
+    sh, _, band = text.partition("/")
+    try:
+        shanten = int(sh)
+    except ValueError:
+        shanten = None
+    if shanten is None or band not in labels:
+        raise MahjongError(f"--cell {text!r}: want SHANTEN/TILES as in the table, e.g. 1/60-70 "
+                           f"(tiles one of {', '.join(labels)})")
+    return shanten, band
+
+
 def calibrate(paths: list[str], agent: str = "mdp", *, name: str | None = None, every: int = 1,
-              workers: int = 1) -> list[Row]:
-    """Rows of every record (see :func:`file_rows`), both cores with ``workers=2``."""
+              workers: int = 1, cell: tuple[int, str] | None = None) -> list[Row]:
+    """Rows of every record (see :func:`file_rows`), both cores with ``workers=2``; with
+    ``cell`` only its decisions (:func:`parse_cell`)."""
     from player.selfplay import run_pool
 
     if every < 1:
         raise MahjongError(f"--every must be >= 1, got {every}")
-    tasks = [(str(p), agent, name, every) for p in paths]
+    tasks = [(str(p), agent, name, every, cell) for p in paths]
     rows: list[Row] = []
     for part in run_pool(file_rows, tasks, workers, desc="calibrating"):
         rows += part
@@ -306,11 +324,14 @@ def main(argv: list[str] | None = None) -> int:
     add_record_options(ap, agent_help="the agent that predicts (default mdp; NAME:KEY=VALUE options)",
                        every_help="value every k-th decision (default 1: all)", seat_name=True)
     ap.add_argument("--plot", default=None, help="write the reliability diagram to this PNG")
+    ap.add_argument("--cell", default=None, help="value only the decisions of one cell, SHANTEN/TILES "
+                                                 "(e.g. 1/60-70): a quick look at one cell by several agents")
     args = ap.parse_args(argv)
+    cell = None if args.cell is None else parse_cell(args.cell)
     paths = record_paths(args)
     if args.plot and Path(args.plot).is_dir():  # before the long run, not after it
         raise MahjongError(f"--plot {args.plot} is a directory; name a .png file")
-    rows = calibrate(paths, args.agent, name=args.name, every=args.every, workers=args.workers)
+    rows = calibrate(paths, args.agent, name=args.name, every=args.every, workers=args.workers, cell=cell)
     summary = summarize(rows)
     summary.update(agent=args.agent, records=len(paths))
     if args.plot:

@@ -88,6 +88,19 @@ def test_cli_on_a_real_game(tmp_path, capsys):
     assert 0 < offer["declared"]["n"] + offer["dama"]["n"] <= out["by_shanten"]["0"]["n"]
 
 
+def test_cell_values_only_its_decisions(capsys):
+    """``--cell 1/45-59``: the same rows of that cell as a run over every decision, no other."""
+    assert main(["--records", PHOENIX[1], "--json"]) == 0
+    full = json.loads(capsys.readouterr().out)["cells"]["1/45-59"]
+    assert main(["--records", PHOENIX[1], "--json", "--cell", "1/45-59"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert full["n"] > 10 and out["decisions"] == full["n"] and list(out["cells"]) == ["1/45-59"]
+    assert out["cells"]["1/45-59"]["predicted"] == full["predicted"]
+    for bad in ("1/45-60", "x/45-59", "145-59"):
+        assert main(["--records", PHOENIX[1], "--cell", bad]) == 2
+    assert "want SHANTEN/TILES" in capsys.readouterr().err
+
+
 def test_facing_riichi_cells_take_only_those_decisions():
     """The facing-riichi rows by shanten: their own decisions' means, apart from the others."""
     one = np.eye(len(ENDINGS))
