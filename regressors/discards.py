@@ -52,11 +52,9 @@ KIND_CLASS = kind_class()
 
 
 def _band(tiles_left: np.ndarray) -> np.ndarray:
-    w = np.asarray(tiles_left)
-    out = np.full(w.shape, len(BANDS) - 1, np.int64)
-    for b, (lo, hi) in reversed(list(enumerate(BANDS))):
-        out[(w >= lo) & (w <= hi)] = b
-    return out
+    """The :data:`BANDS` index of each wall: the bands whose low end lies above it."""
+    lows = np.array([lo for lo, _ in BANDS])
+    return (lows > np.asarray(tiles_left)[..., None]).sum(-1)
 
 
 def fit_weights(arr: dict) -> np.ndarray:

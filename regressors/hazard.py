@@ -47,6 +47,7 @@ import numpy as np
 
 from game.errors import ModelFileError
 from regressors.base import LogReg, load_json, save_json
+from regressors.discards import check as check_discards, fit as fit_discards
 
 KIND = "hazard"
 
@@ -251,8 +252,6 @@ class HazardModel:
         tenpai = arr["dec_tenpai"].astype(bool)
         self.dama_share = _share(~arr["dec_riichi"][tenpai].astype(bool))
         self.tenpai_other = tenpai_other_ratio(self, arr, pt)
-        from regressors.discards import fit as fit_discards
-
         self.discards = fit_discards(arr)
         return self
 
@@ -325,9 +324,7 @@ class HazardModel:
                 raise ValueError("share_slope")
             m.ron_share_by = {o: {c: float(d["ron_share_by"][o][c]) for c in WAIT_CLASSES} for o in OWN_CLASSES}
             if "discards" in d:
-                from regressors.discards import check
-
-                m.discards = check(d["discards"], str(path))
+                m.discards = check_discards(d["discards"], str(path))
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m
