@@ -42,6 +42,11 @@ COUNT_KEYS = ("hands", "wins", "deal_ins", "riichi", "calls")
 #: Point sums of :func:`count_hand_events` (the ``deltas`` of the ``hora`` events): what a seat
 #: gained by its wins and paid on its deal-ins, riichi sticks and honba included.
 POINT_KEYS = ("win_points", "deal_in_points")
+#: How a win came (``count_hand_events(routes=True)``): after the winner's riichi, with an open
+#: meld (chi, pon, open or added kan), or closed without riichi (dama; closed kans keep a hand closed).
+ROUTES = ("riichi", "open", "dama")
+ROUTE_WINS = tuple(f"wins_{r}" for r in ROUTES)
+ROUTE_POINTS = tuple(f"win_points_{r}" for r in ROUTES)
 
 
 def rank_points_table(hanchan: bool) -> tuple[int, int, int, int]:
@@ -162,7 +167,7 @@ def rank_test(player_ranks: Sequence[int], opponent_ranks: Sequence[Sequence[int
 # ----------------------------------------------------------------------------- events
 
 
-def count_hand_events(events: Sequence[Mapping]) -> dict[str, list[int]]:
+def count_hand_events(events: Sequence[Mapping], *, routes: bool = False) -> dict[str, list[int]]:
     """Per-seat counts over the hands of one mjai log.
 
     Every count is a number of *hands*: ``hands`` played (the same for all seats), hands the
@@ -172,10 +177,12 @@ def count_hand_events(events: Sequence[Mapping]) -> dict[str, list[int]]:
     the hand closed) -- the usual Tenhou definition of the call rate. Where every ``hora``
     carries its ``deltas`` (the engine's logs and Tenhou's records do), also the points of
     :data:`POINT_KEYS`: ``win_points`` the sum of the seat's gains by its wins, ``deal_in_points``
-    the sum of what it paid on its deal-ins (positive).
+    the sum of what it paid on its deal-ins (positive). With ``routes`` also its wins by
+    :data:`ROUTES` (``wins_riichi`` ...) and, with the deltas, their points (``win_points_riichi``
+    ...): the hand value a route brings, beside how often it is taken.
     """
-    out = {k: [0, 0, 0, 0] for k in COUNT_KEYS}
-    points = {k: [0, 0, 0, 0] for k in POINT_KEYS}
+    out = {k: [0, 0, 0, 0] for k in COUNT_KEYS + (ROUTE_WINS if routes else ())}
+    points = {k: [0, 0, 0, 0] for k in POINT_KEYS + (ROUTE_POINTS if routes else ())}
     deltas_known = True
     won: set[int] = set()
     dealt: set[int] = set()
@@ -199,11 +206,16 @@ def count_hand_events(events: Sequence[Mapping]) -> dict[str, list[int]]:
             won.add(actor)
             if target != actor:
                 dealt.add(target)
+            route = "riichi" if actor in reached else "open" if actor in called else "dama"
+            if routes:
+                out[f"wins_{route}"][actor] += 1
             deltas = ev.get("deltas")
             if deltas is None:
                 deltas_known = False
             else:
                 points["win_points"][actor] += int(deltas[actor])
+                if routes:
+                    points[f"win_points_{route}"][actor] += int(deltas[actor])
                 if target != actor:
                     points["deal_in_points"][target] -= int(deltas[target])
         elif typ == "reach_accepted":
@@ -426,39 +438,6 @@ def count_kans(events: Sequence[Mapping]) -> list[int]:
     return out
 
 
-#: How a win came (:func:`win_routes`): after the winner's riichi, with an open meld (chi, pon,
-#: open or added kan), or closed without riichi (dama; closed kans keep a hand closed).
-ROUTES = ("riichi", "open", "dama")
-
-
-def win_routes(events: Sequence[Mapping]) -> dict[str, list[int]]:
-    """Per-seat wins of one mjai log by :data:`ROUTES` (``wins_riichi`` ...), and where every
-    ``hora`` carries its ``deltas`` the points they gained (``win_points_riichi`` ...): the
-    hand value a route brings, beside how often it is taken."""
-    out = {f"{k}_{r}": [0, 0, 0, 0] for k in ("wins", "win_points") for r in ROUTES}
-    deltas_known = True
-    riichi: set[int] = set()
-    opened: set[int] = set()
-    for ev in events:
-        typ = ev.get("type")
-        if typ == "start_kyoku":
-            riichi.clear()
-            opened.clear()
-        elif typ == "reach_accepted":
-            riichi.add(int(ev["actor"]))
-        elif typ in ("chi", "pon", "daiminkan"):
-            opened.add(int(ev["actor"]))
-        elif typ == "hora":
-            actor = int(ev["actor"])
-            route = "riichi" if actor in riichi else "open" if actor in opened else "dama"
-            out[f"wins_{route}"][actor] += 1
-            if ev.get("deltas") is None:
-                deltas_known = False
-            else:
-                out[f"win_points_{route}"][actor] += int(ev["deltas"][actor])
-    return out if deltas_known else {k: v for k, v in out.items() if k.startswith("wins_")}
-
-
 def record_rates(paths: Sequence[str], name: str | None = None) -> dict:
     """Per-hand win / deal-in / riichi / call / kan rates of every seat of some records
     pooled (e.g. the phoenix players', to set beside an evaluation's), or of the seats whose
@@ -466,13 +445,12 @@ def record_rates(paths: Sequence[str], name: str | None = None) -> dict:
     and a deal-in pays, and the wins by :data:`ROUTES` with the points of each."""
     from game.records import player_names, read_events
 
-    tot = {k: 0 for k in COUNT_KEYS + POINT_KEYS + ("kans",)}
-    tot.update({f"{k}_{r}": 0 for k in ("wins", "win_points") for r in ROUTES})
+    tot = {k: 0 for k in COUNT_KEYS + POINT_KEYS + ROUTE_WINS + ROUTE_POINTS + ("kans",)}
     all_points = True
     hands = 0
     for path in paths:
         events = read_events(path)
-        counts = {**count_hand_events(events), **win_routes(events), "kans": count_kans(events)}
+        counts = {**count_hand_events(events, routes=True), "kans": count_kans(events)}
         all_points = all_points and all(k in counts for k in POINT_KEYS)
         names = player_names(events)
         seats = [s for s in range(4) if name is None or names[s] == name]
