@@ -48,7 +48,7 @@ class RiichiParams:
     u_tw: float | None = None
     u_nw: float | None = None
     p_disc: np.ndarray | None = None
-    ron_scale: float | None = None
+    ron_scale: float | np.ndarray | None = None
     lose_growth: float | np.ndarray | None = None
 
     def arrays(self, base: "MDPParams") -> dict:
@@ -69,7 +69,7 @@ class RiichiParams:
                     p_other=po, u_other=base.u_other - st if self.u_other is None else float(self.u_other),
                     p_end=pe, u_tw=base.u_tw - st if self.u_tw is None else float(self.u_tw),
                     u_nw=base.u_nw - st if self.u_nw is None else float(self.u_nw), p_disc=pd,
-                    ron_scale=base.ron_scale if self.ron_scale is None else _scale(self.ron_scale, "riichi.ron_scale"))
+                    ron_scale=base.ron_scale if self.ron_scale is None else _scales(self.ron_scale, T, "riichi.ron_scale"))
 
 
 @dataclass
@@ -120,10 +120,16 @@ class MDPParams:
         Washout payoffs with *i* tenpai / noten (also at the horizon).
     p_disc : float[34], optional
         Opponents' discard distribution for *i*'s ron chances; default proportional to the unseen
-        counts (spec A5).
-    ron_scale : float
+        counts (spec A5), times ``disc_weight`` when given.
+    disc_weight : float[34], optional
+        The weight of each kind in the default ``p_disc``: the opponents discard a kind at its
+        unseen copies times this, normalised (``regressors.discards.kind_weights``); applied
+        to the pool that ``checked`` is given, the graph's (which at a call decision counts
+        the tile on offer). Not with ``p_disc``.
+    ron_scale : float or float[T]
         The opponents discard a kind *i* can ron at this share of ``p_disc`` (in [0, 1]: they
-        hold back the tiles that look dangerous).
+        hold back the tiles that look dangerous); T numbers: by the discards *i* has made
+        before theirs.
     tenpai_other : float
         ``p_other`` times this at the tenpai states not locked in riichi (in [0, 1]: another
         wins less often while *i* is tenpai; the locked states' ``p_other`` is their own).
@@ -191,7 +197,8 @@ class MDPParams:
     u_tw: float = 0.0
     u_nw: float = 0.0
     p_disc: np.ndarray | None = None
-    ron_scale: float = 1.0
+    disc_weight: np.ndarray | None = None
+    ron_scale: float | np.ndarray = 1.0
     tenpai_other: float = 1.0
     draw_share: float | np.ndarray = 1.0
     progress_share: tuple[float, float, float] | np.ndarray = (1.0, 1.0, 1.0)
@@ -232,7 +239,14 @@ class MDPParams:
             raise MahjongError("lose_growth must be positive and keep p_lose * lose_growth within [0, 1]")
         if self.p_disc is None:
             w = np.asarray(unseen, dtype=np.float64)
+            if self.disc_weight is not None:
+                dw = _vec(self.disc_weight, 34, "disc_weight")
+                if (dw < 0).any():
+                    raise MahjongError("disc_weight must not be negative")
+                w = w * dw
             pd = w / w.sum() if w.sum() > 0 else np.zeros(34)
+        elif self.disc_weight is not None:
+            raise MahjongError("give p_disc or disc_weight, not both")
         else:
             pd = _vec(self.p_disc, 34, "p_disc")
             if (pd < 0).any() or pd.sum() > 1 + 1e-9:
@@ -254,7 +268,7 @@ class MDPParams:
             raise MahjongError(str(err)) from None
         return MDPParams(T=T, p_lose=pl, u_lose=_vec(self.u_lose, 34, "u_lose"), p_other=po,
                          u_other=float(self.u_other), p_end=pe, lose_growth=gl, u_tw=float(self.u_tw),
-                         u_nw=float(self.u_nw), p_disc=pd, ron_scale=_scale(self.ron_scale, "ron_scale"),
+                         u_nw=float(self.u_nw), p_disc=pd, ron_scale=_scales(self.ron_scale, T, "ron_scale"),
                          tenpai_other=_scale(self.tenpai_other, "tenpai_other"),
                          draw_share=shares[0], progress_share=shares[1:], ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
                          fsm_p=float(self.fsm_p), fold=bool(self.fold), fold_growth=bool(self.fold_growth),
@@ -271,6 +285,16 @@ def _scale(x, name: str) -> float:
     if not 0.0 <= v <= 1.0:
         raise MahjongError(f"{name} must lie in [0, 1], got {x}")
     return v
+
+
+def _scales(x, T: int, name: str) -> float | np.ndarray:
+    """A share in [0, 1], or T of them (one a turn)."""
+    if np.ndim(x) == 0:
+        return _scale(x, name)
+    a = _vec(x, T, name)
+    if ((a < 0) | (a > 1)).any():
+        raise MahjongError(f"{name} must lie in [0, 1], got {x}")
+    return a
 
 
 def _per_turn(x, T: int, name: str) -> np.ndarray:

@@ -50,7 +50,8 @@ import numpy as np
 from abstractions.params import LaterRiichi, MDPParams, RiichiParams
 from game.errors import MahjongError
 from game.tiles import dora_from_indicator
-from regressors.discards import p_disc as discard_distribution
+from regressors.discards import kind_weights
+from regressors.ron_wall import per_turn as ron_wall_per_turn
 from regressors.features import safe_kinds
 from regressors.hazard import wall_shares
 from search.retrograde import MAX_DRAW_SHARE
@@ -415,9 +416,12 @@ class TableModel:
     a free closed hand holds back), the three discards of a turn at their mean (they carry
     the same ron chances, so the mean is exact for the ron; else one share for every table).
     ``discard_mix``: the opponents' discards come by tile class as the records say
-    (``Hazards.discards``, :func:`regressors.discards.p_disc`: honours and terminals about
+    (``Hazards.discards``, ``MDPParams.disc_weight`` from :func:`regressors.discards.kind_weights`: honours and terminals about
     twice their unseen share, middle tiles about 0.6 of it, more so in the first turns), the ron
-    shares turned to match (else at random among the unseen tiles, spec A5).
+    shares turned to match (else at random among the unseen tiles, spec A5). ``ron_wall`` (with
+    ``ron_share``): the share by turn, at the band of the wall the others' discards are made at
+    (``Hazards.ron_wall``, :func:`regressors.ron_wall.per_turn`: a quiet wait is discarded
+    more often early, when nobody reads it, than late; else one share for the whole hand).
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -445,6 +449,7 @@ class TableModel:
     wall_share: bool = True  # we draw our useful kinds less often as the wall runs down (README, "Session 38")
     pool_shrink: bool = False  # with wall_share: our waits over the pool of each draw (README, "Session 39")
     discard_mix: bool = False  # the others discard by tile class as the records say (Hazards.discards, README "Session 43")
+    ron_wall: bool = False  # with ron_share: the ron share by the wall (Hazards.ron_wall, README "Session 44")
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
@@ -483,20 +488,23 @@ def hazard_turns(t_max: int) -> np.ndarray:
     return np.maximum(np.arange(t_max + 1), 1)
 
 
-def _ron_scale(hazards, model: TableModel, in_riichi: bool, me: int) -> float:
+def _ron_scale(hazards, model: TableModel, in_riichi: bool, me: int, tiles_left: int, T: int) -> float | np.ndarray:
     """The share of random at which the others discard our waits (1: ``ron_share`` off), with
-    ``ron_by_discarder`` the mean of the three opponents' by their class now; with
-    ``discard_mix`` the share of the class-weighted discards instead (at most 1)."""
+    ``ron_wall`` by turn (T numbers) at the bands of the wall, with ``ron_by_discarder`` the
+    mean of the three opponents' by their class now; with ``discard_mix`` the share of the
+    class-weighted discards instead (at most 1)."""
     if not model.ron_share:
         return 1.0
-    if model.ron_by_discarder:
+    if model.ron_wall:
+        scale = ron_wall_per_turn(hazards.ron_wall, tiles_left, T, in_riichi)
+    elif model.ron_by_discarder:
         by = np.asarray(hazards.ron_share_by[1 if in_riichi else 0], dtype=np.float64)
         scale = float(np.mean([by[(me + k) % 4] for k in (1, 2, 3)]))
     else:
         scale = float(hazards.ron_scale_riichi if in_riichi else hazards.ron_scale)
     if model.discard_mix:  # the same rons over the discards expected by class, not at random
-        scale *= float(hazards.discards["ron_factor_riichi" if in_riichi else "ron_factor"])
-    return min(scale, 1.0)
+        scale = scale * float(hazards.discards["ron_factor_riichi" if in_riichi else "ron_factor"])
+    return np.minimum(scale, 1.0) if np.ndim(scale) else min(scale, 1.0)
 
 
 def _lose_growth(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, p_lose: np.ndarray) -> np.ndarray:
@@ -626,7 +634,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         # a riichi hand is tenpai at a washout: the stick's cost there stands for every non-win ending
         stick = table.washout(pt, True) - table.washout(pt, True, riichi=True)
         riichi = RiichiParams(stick=max(0.0, float(stick)), payoff=riichi_pay, p_other=p_other_riichi,
-                              ron_scale=_ron_scale(hazards, model, True, me) if model.ron_share else None,
+                              ron_scale=_ron_scale(hazards, model, True, me, state.tiles_left, T)
+                              if model.ron_share else None,
                               lose_growth=locked_growth)
     own = np.zeros(34, bool)
     for d in state.discards[me]:
@@ -640,12 +649,11 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
             shares[0] = np.minimum(shares[0] * shrinking_pool(np.asarray(state.unseen), state.tiles_left, T),
                                    MAX_DRAW_SHARE)
         draw_share, progress_share = shares[0], shares[1:]
-    p_disc = None  # spec A5's: the unseen counts
+    disc_weight = None  # spec A5's: the unseen counts
     if model.discard_mix:
-        p_disc = discard_distribution(np.asarray(state.unseen), np.asarray(hazards.discards["weights"]),
-                                      int(state.tiles_left), T)
+        disc_weight = kind_weights(np.asarray(hazards.discards["weights"]), int(state.tiles_left), T)
     params = MDPParams(T=T, lose_growth=growth, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other,
-                       p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi, me), p_disc=p_disc,
+                       p_end=p_end, ron_scale=_ron_scale(hazards, model, in_riichi, me, state.tiles_left, T), disc_weight=disc_weight,
                        tenpai_other=float(hazards.tenpai_other) if model.tenpai_other and model.hazard else 1.0,
                        draw_share=draw_share, progress_share=progress_share,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten,
@@ -723,11 +731,11 @@ def later_riichi(params: MDPParams, hazards, estimates, table: RankTable, me: in
     riichi = params.riichi
     ron_scale = params.ron_scale
     if ron_share:
-        ron_scale = min(1.0, ron_scale * _declarer_ron_ratio(hazards, w, opp, 0))
+        ron_scale = np.minimum(1.0, ron_scale * _declarer_ron_ratio(hazards, w, opp, 0))
     if riichi is not None:
         riichi = replace(riichi, p_other=np.clip(w @ facing_riichi, 0.0, 0.95), lose_growth=1.0)
         if ron_share and riichi.ron_scale is not None:
-            riichi = replace(riichi, ron_scale=min(1.0, riichi.ron_scale * _declarer_ron_ratio(hazards, w, opp, 1)))
+            riichi = replace(riichi, ron_scale=np.minimum(1.0, riichi.ron_scale * _declarer_ron_ratio(hazards, w, opp, 1)))
     after = replace(params, p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, u_tw=float(u_tw),
                     u_nw=float(u_nw), lose_growth=1.0, fsm_p=float(np.mean(p_other[1:])) if T > 1 else float(p_other[-1]),
                     ron_scale=ron_scale, riichi=riichi, later_riichi=None)

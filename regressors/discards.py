@@ -12,8 +12,8 @@ This module fits, on the discard rows of records (``regressors.datasets``), the 
 weight* of each tile class (:data:`CLASSES`) by the wall's tiles left (:data:`BANDS`): the
 class's discards over the discards expected were each discarder's pick random among its
 unseen tiles. A decision's ``p_disc`` is then the unseen copies times the class weights
-averaged over the turns of its horizon (:func:`kind_weights`; the kernels take one ``p_disc``
-for every turn), normalised. The records' ron shares (``HazardModel.ron_scale``,
+averaged over the turns of its horizon (:func:`kind_weights`, ``MDPParams.disc_weight``; the
+kernels take one ``p_disc`` for every turn), normalised over the graph's pool. The records' ron shares (``HazardModel.ron_scale``,
 ``ron_scale_riichi``) were measured against random discards; against the weighted ones the
 same rons are :func:`ron_factors` times as many of the expected: the waits' class mix (the
 closed tenpai hands' wait rows) expected at random over expected by weight.
@@ -81,14 +81,6 @@ def kind_weights(weights: np.ndarray, tiles_left: int, T: int) -> np.ndarray:
     walls = np.maximum(int(tiles_left) - 4 * np.arange(max(int(T), 1)), 0)
     per_class = np.asarray(weights)[_band(walls)].mean(0)
     return per_class[KIND_CLASS]
-
-
-def p_disc(unseen: np.ndarray, weights: np.ndarray, tiles_left: int, T: int) -> np.ndarray:
-    """(34,) the opponents' discard distribution of a decision: the unseen copies times
-    :func:`kind_weights`, normalised (all zeros where nothing is unseen)."""
-    w = np.asarray(unseen, dtype=np.float64) * kind_weights(weights, tiles_left, T)
-    total = w.sum()
-    return w / total if total > 0 else np.zeros(34)
 
 
 def ron_factors(arr: dict, weights: np.ndarray) -> tuple[float, float]:

@@ -93,6 +93,7 @@ class Hazards:
     ron_share_by: np.ndarray    # [2, 4] ron_scale (free, in riichi) by each seat as the discarder (own seat 0)
     share_slope: tuple          # our useful draws' share falls by this as the wall runs down (tenpai, 1, 2, 3+ shanten)
     discards: dict | None = None  # the opponents' discard weights by tile class (regressors.discards), if fitted
+    ron_wall: dict | None = None  # the ron shares by the tiles left (regressors.ron_wall), if fitted
     # a riichi declared now by seat j (``hazards(..., facing=True)`` only; else None)
     p_other_facing: np.ndarray | None = None         # [4, len(q)] p_other were seat j in riichi now
     p_other_facing_riichi: np.ndarray | None = None  # the same with us in riichi too
@@ -178,7 +179,7 @@ class Estimators:
                       np.array([hz.ron_given_wait[wait_class(view, j)] for j in range(4)]), hz.tenpai_other,
                       hz.draw_share, np.array([[hz.ron_share_by[o][wait_class(view, j)] if j != me else 0.0
                                                 for j in range(4)] for o in OWN_CLASSES]), hz.share_slope,
-                      hz.discards)
+                      hz.discards, hz.ron_wall)
         if facing:
             p_o = np.zeros((2, 4, len(q)))
             classes = np.zeros_like(d.win_class_probs)

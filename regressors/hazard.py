@@ -37,7 +37,8 @@ shanten for the kinds that lower the shanten (:func:`replay_rates`, :func:`wall_
 player throws what it draws, a free closed hand holds back (:func:`ron_share_by_discarder`).
 ``discards`` (in files fitted since session 43) says what the opponents discard: the weight of
 each tile class by the wall against random picks among their unseen tiles
-(:mod:`regressors.discards`).
+(:mod:`regressors.discards`). ``ron_wall`` (since session 44) splits ``ron_scale`` and
+``ron_scale_riichi`` by the tiles left (:mod:`regressors.ron_wall`).
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ import numpy as np
 from game.errors import ModelFileError
 from regressors.base import LogReg, load_json, save_json
 from regressors.discards import check as check_discards, fit as fit_discards
+from regressors.ron_wall import check as check_ron_wall, fit as fit_ron_wall
 
 KIND = "hazard"
 
@@ -236,6 +238,7 @@ class HazardModel:
         self.share_slope = (0.0, 0.0, 0.0, 0.0)
         self.ron_share_by = {o: {c: 1.0 for c in WAIT_CLASSES} for o in OWN_CLASSES}
         self.discards: dict | None = None  # regressors.discards.fit: the opponents' discard weights
+        self.ron_wall: dict | None = None  # regressors.ron_wall.fit: the ron shares by the wall
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
@@ -253,6 +256,7 @@ class HazardModel:
         self.dama_share = _share(~arr["dec_riichi"][tenpai].astype(bool))
         self.tenpai_other = tenpai_other_ratio(self, arr, pt)
         self.discards = fit_discards(arr)
+        self.ron_wall = fit_ron_wall(arr)
         return self
 
     def p_other(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray,
@@ -297,7 +301,8 @@ class HazardModel:
                           "ron_given_wait": self.ron_given_wait, "tenpai_other": self.tenpai_other,
                           "draw_share": self.draw_share, "share_slope": list(self.share_slope),
                           "ron_share_by": self.ron_share_by,
-                          **({"discards": self.discards} if self.discards is not None else {})}, path, KIND)
+                          **({"discards": self.discards} if self.discards is not None else {}),
+                          **({"ron_wall": self.ron_wall} if self.ron_wall is not None else {})}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -325,6 +330,8 @@ class HazardModel:
             m.ron_share_by = {o: {c: float(d["ron_share_by"][o][c]) for c in WAIT_CLASSES} for o in OWN_CLASSES}
             if "discards" in d:
                 m.discards = check_discards(d["discards"], str(path))
+            if "ron_wall" in d:
+                m.ron_wall = check_ron_wall(d["ron_wall"], str(path))
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m

@@ -381,14 +381,14 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, U, sc, share
     (:func:`group_draws`) and Eq. 10's once per after-call hand (groups ``call_g0 + c``), then
     Eqs. 6, 9 and 8 per state over its live draws plus the lump of :func:`lump_draws`. Between
     two of our turns come ``len(node_chi)`` opponents' discards, each of kind ``u`` with
-    ``p_disc`` (times ``ron_scale[c]`` for a kind it can ron): at each the state takes the best
+    ``p_disc`` (times ``ron_scale[c, n]`` for a kind it can ron): at each the state takes the best
     of ron (legal when ``u_ron`` is not NaN),
     pass, pon and, with weight ``node_chi[j]`` (the left player's share of discard ``j``), chi
     (Eq. 10); passing every one leads to our draw.
     Chance parameters come in two classes by ``cls`` (1: locked after riichi): ``p_other[c, n]``
     (``n = 0..T``; ``n = T`` after i's last discard, before the washout; times ``t_other[c]``
     at a tenpai state), ``p_end[c, n]``,
-    ``g_lose[c, n]`` (a member's class is its code's, :func:`_code_growth`), ``u_other[c]``,
+    ``g_lose[c, n]`` (a member's class is its code's, :func:`_code_growth`), ``ron_scale[c, n]``, ``u_other[c]``,
     ``u_tw[c]``, ``u_nw[c]``, ``p_disc[c, u]``; with
     ``skip_locked`` (no declarations allowed) the locked states are not solved (their values
     stay 0: nothing reaches them). A NaN win
@@ -523,7 +523,7 @@ def solve_kernel(live_ptr, live_c, wtab, live_h, live_win, A, B, L, U, sc, share
                 for i in range(nk):
                     pu = p_disc[c, ku[i]]
                     if kr[i] == kr[i]:
-                        pu *= ron_scale[c]
+                        pu *= ron_scale[c, nn]
                     if pu == 0.0:
                         continue
                     v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
@@ -668,7 +668,7 @@ def policy_marks(live_ptr, live_h, live_win, live_m, A, B, L, U, sc, share_t, nh
                 for i in range(nk):
                     pu = p_disc[c, ku[i]]
                     if kr[i] == kr[i]:
-                        pu *= ron_scale[c]
+                        pu *= ron_scale[c, T - k]
                     if pu == 0.0:
                         continue
                     v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
@@ -842,7 +842,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, U,
                 for i in range(nk):
                     pu = p_disc[c, ku[i]]
                     if kr[i] == kr[i]:
-                        pu *= ron_scale[c]
+                        pu *= ron_scale[c, nn]
                     if pu == 0.0:
                         continue
                     v0, a0, v1, a1 = _choose(base, kr[i], kp[i], kpg[i], kc[i], kcg[i], cw)
@@ -1009,7 +1009,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
           ron_ok: np.ndarray, u_tsumo: np.ndarray, u_ron: np.ndarray, v_stop: np.ndarray | None,
           allow_win: bool = True, tsumo_forced: bool = False, track: bool = True, p_chi: float = 1.0 / 3.0,
           riichi: dict | None = None, calls: bool = True, g_lose: np.ndarray | None = None,
-          discards_per_turn: int = 1, ron_scale: float = 1.0, tenpai_other: float = 1.0,
+          discards_per_turn: int = 1, ron_scale: float | np.ndarray = 1.0, tenpai_other: float = 1.0,
           draw_share: float | np.ndarray = 1.0, progress_share=(1.0, 1.0, 1.0), root_only: bool = False,
           q_event: np.ndarray | None = None, v_event: np.ndarray | None = None,
           event_endings: Callable[[np.ndarray], np.ndarray] | None = None,
@@ -1030,7 +1030,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     ones: ``P_L(t) g_lose[n]`` (the caller keeps it within [0, 1]); the locked states' own
     ``g_lose`` may come in ``riichi`` (a riichi hand cannot answer a later riichi). ``ron_scale`` multiplies
     ``p_disc`` of the kinds a state can ron (the opponents hold back tiles that look
-    dangerous; within [0, 1]). ``tenpai_other`` multiplies ``p_other`` at the free states
+    dangerous; within [0, 1]; a number, or T numbers: the discards after our ``n``-th). ``tenpai_other`` multiplies ``p_other`` at the free states
     that are tenpai (another's win is rarer while we are tenpai; not the locked states, whose
     ``p_other`` is their own). ``draw_share`` (in [0, 1]; a number, or T numbers: the draw
     after ``n`` discards) scales the draws that complete a tenpai state's hand, the others
@@ -1080,6 +1080,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     base = dict(p_lose=p_lose, u_lose=u_lose, p_other=p_other, u_other=u_other, p_end=p_end, u_tw=u_tw,
                 u_nw=u_nw, p_disc=p_disc, ron_scale=ron_scale, g_lose=g_lose)
     lk = base if riichi is None else {**base, **riichi}
+    base["ron_scale"], lk["ron_scale"] = _ron_turns(base["ron_scale"], T), _ron_turns(lk["ron_scale"], T)
     if discards_per_turn == 1:
         node_chi = np.array([float(p_chi)])
     elif discards_per_turn == 3:
@@ -1202,6 +1203,15 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
         return out
 
     return VF.T, ED.T, PF, PD, endings_at
+
+
+def _ron_turns(ron_scale, T: int) -> np.ndarray:
+    """``ron_scale`` as T numbers within [0, 1] (a number holds for every turn)."""
+    a = np.asarray(ron_scale, dtype=np.float64)
+    a = np.full(T, float(a)) if a.ndim == 0 else a
+    if a.shape != (T,) or ((a < 0) | (a > 1)).any():
+        raise ValueError(f"ron_scale must be a number or T = {T} numbers in [0, 1], got {ron_scale!r}")
+    return a
 
 
 def turns_read(graph, T: int) -> np.ndarray:

@@ -242,6 +242,8 @@ class Brute:
                                  t_other=1.0))  # the locked states' p_other is their own
             for key in ("p_other", "p_end"):
                 self.cls[1][key] = np.broadcast_to(np.asarray(self.cls[1][key], float), (base.T,))
+        for q in self.cls:  # a number or one a turn
+            q["ron_scale"] = np.broadcast_to(np.asarray(q["ron_scale"], float), (base.T,))
         self.VF = lru_cache(maxsize=None)(self._vf)
         self.ED = lru_cache(maxsize=None)(self._ed)
         self.win_value = lru_cache(maxsize=None)(self._win_value)
@@ -318,7 +320,7 @@ class Brute:
             for u, (rons, pons, chis) in options.items():
                 v0 = max([vr] + rons + pons)
                 v1 = max([v0] + chis)
-                w = q["p_disc"][u] * (q["ron_scale"] if rons else 1.0)  # a wait is discarded less
+                w = q["p_disc"][u] * (q["ron_scale"][n] if rons else 1.0)  # a wait is discarded less
                 nxt += w * ((1 - cw) * v0 + cw * v1) + (q["p_disc"][u] - w) * vr
             vr = nxt
         po, pe = q["p_other"][n] * (q["t_other"] if self.wins(st) else 1.0), q["p_end"][n]
@@ -378,10 +380,10 @@ def _params(rng, T, kinds, riichi=True, payoff=_payoff):
         rpl = np.zeros(34)
         rpl[kinds] = rng.uniform(0, 0.2, len(kinds))
         rp = RiichiParams(stick=0.25, payoff=_riichi_payoff, p_lose=rpl, p_other=rng.uniform(0, 0.2, T),
-                          p_end=rng.uniform(0, 0.1, T), p_disc=rpd, ron_scale=float(rng.uniform(0.2, 1.0)),
+                          p_end=rng.uniform(0, 0.1, T), p_disc=rpd, ron_scale=rng.uniform(0.2, 1.0, T),
                           lose_growth=rng.uniform(0.8, 3.0, T))  # its own: a riichi hand cannot answer
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T), lose_growth=rng.uniform(0.8, 2.0, T),
-                     u_other=-1.0, ron_scale=float(rng.uniform(0.3, 1.0)), tenpai_other=float(rng.uniform(0.3, 1.0)),
+                     u_other=-1.0, ron_scale=rng.uniform(0.3, 1.0, T), tenpai_other=float(rng.uniform(0.3, 1.0)),
                      draw_share=rng.uniform(0.5, 2.5, T), progress_share=rng.uniform(0.5, 1.0, (3, T)),
                      p_end=rng.uniform(0, 0.1, T), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15, riichi=rp, p_chi=float(rng.uniform(0.2, 0.5)))

@@ -15,6 +15,7 @@ from game.errors import ModelFileError
 from game.records import read_events
 from game.state import TableState
 from game.tiles import mjai_to_kind
+from abstractions.params import MDPParams
 from regressors import discards
 from regressors.datasets import build_dataset
 from regressors.hazard import HazardModel
@@ -60,7 +61,7 @@ def test_weights_are_the_records_discards_over_random_picks(phoenix):
     assert (w[:, discards.CLASSES.index("wind")] > 1).all() and (w[:, discards.CLASSES.index("middle")] < 1).all()
 
 
-def test_kind_weights_average_the_bands_over_the_horizon():
+def test_kind_weights_average_the_bands_over_the_horizon_and_weigh_the_pool():
     w = np.arange(1.0, 1.0 + len(discards.BANDS) * len(discards.CLASSES)).reshape(len(discards.BANDS), -1)
     east, five_man = mjai_to_kind("E"), mjai_to_kind("5m")
     one = discards.kind_weights(w, 66, 1)
@@ -70,7 +71,7 @@ def test_kind_weights_average_the_bands_over_the_horizon():
     assert five[east] == pytest.approx((w[0, 3] + 3 * w[1, 3] + w[2, 3]) / 5)
     unseen = np.zeros(34)
     unseen[[east, five_man, mjai_to_kind("6m")]] = [2, 4, 2]
-    p = discards.p_disc(unseen, w, 66, 1)
+    p = MDPParams(T=1, disc_weight=one).checked(unseen).p_disc  # PSM's discards: the pool times the weights
     assert p.sum() == pytest.approx(1.0) and p[mjai_to_kind("1m")] == 0.0
     assert p[five_man] / p[mjai_to_kind("6m")] == pytest.approx(2.0)   # one class: as the unseen copies
     assert p[east] / p[mjai_to_kind("6m")] == pytest.approx(w[0, 3] / w[0, 2])

@@ -74,7 +74,8 @@ class Brute:
                 opts = [ed]
                 if self.allow_win and p.ron_ok[u] and h[u] < 4 and _complete(_add(h, u)) and not self.furiten(h):
                     opts.append(float(_payoff(_add(h, u), [u], False)[0]) if callable(p.payoff) else p.payoff)
-                w = p.p_disc[u] * (p.ron_scale if len(opts) > 1 else 1.0)  # a wait is discarded less
+                rs = np.broadcast_to(p.ron_scale, (p.T,))[n]
+                w = p.p_disc[u] * (rs if len(opts) > 1 else 1.0)  # a wait is discarded less
                 vr += w * (max(opts) - ed)
         po = self.po(h, n)
         cont = po * p.u_other + (1 - po) * (p.p_end[n] * self.uw(h) + (1 - p.p_end[n]) * vr)
@@ -143,7 +144,7 @@ def _params(rng, T, kinds, payoff=_payoff):
     ron_ok = np.ones(34, bool)
     ron_ok[kinds[0]] = False  # furiten on one kind
     return MDPParams(T=T, p_lose=pl, u_lose=ul, p_other=rng.uniform(0, 0.3, T + 1),
-                     lose_growth=rng.uniform(0.8, 2.5, T), ron_scale=float(rng.uniform(0.3, 1.0)),
+                     lose_growth=rng.uniform(0.8, 2.5, T), ron_scale=rng.uniform(0.3, 1.0, T),
                      tenpai_other=float(rng.uniform(0.3, 1.0)), draw_share=rng.uniform(0.5, 2.5, T), u_other=-1.0,
                      p_end=rng.uniform(0, 0.1, T), progress_share=rng.uniform(0.5, 1.0, (3, T)), u_tw=0.4, u_nw=-0.6, p_disc=pd, ron_ok=ron_ok,
                      payoff=payoff, fsm_p=0.15)

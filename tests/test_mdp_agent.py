@@ -1117,7 +1117,7 @@ def test_a_game_names_its_players_and_counts_the_decisions_made_with_a_tables_es
 
 def test_discard_mix_weighs_the_others_discards_by_class(est):
     """``discard_mix``: PSM's opponents' discards come by the shipped class weights
-    (``regressors.discards.p_disc``) and the ron shares turn by the file's factors, the other
+    (``regressors.discards.kind_weights`` on the graph's pool) and the ron shares turn by the file's factors, the other
     parameters the same; a dama shanpon on East (yakuhai in an East hand, its ron legal) and
     5m then wins more often, the others throwing winds more than their unseen share."""
     from abstractions.psm import solve_psm
@@ -1131,9 +1131,13 @@ def test_discard_mix_weighs_the_others_discards_by_class(est):
     plain = situation_of(st, est)
     mixed = situation_of(st, est, model=TableModel(discard_mix=True))
     d = est.hazard.discards
-    assert plain.params.p_disc is None
-    np.testing.assert_allclose(mixed.params.p_disc, discards.p_disc(np.asarray(st.unseen), np.asarray(d["weights"]),
-                                                                    st.tiles_left, plain.params.T))
+    assert plain.params.p_disc is None and plain.params.disc_weight is None
+    weights = discards.kind_weights(np.asarray(d["weights"]), st.tiles_left, plain.params.T)
+    np.testing.assert_allclose(mixed.params.disc_weight, weights)
+    # over the graph's pool, which at a call decision holds the tile on offer too
+    pool = np.asarray(st.unseen, np.float64)
+    pool[mjai_to_kind("5m")] += 1
+    np.testing.assert_allclose(mixed.params.checked(pool).p_disc, pool * weights / (pool * weights).sum())
     assert mixed.params.ron_scale == pytest.approx(min(1.0, plain.params.ron_scale * d["ron_factor"]))
     assert mixed.params.riichi.ron_scale == pytest.approx(min(1.0, plain.params.riichi.ron_scale * d["ron_factor_riichi"]))
     np.testing.assert_array_equal(mixed.params.p_lose, plain.params.p_lose)
@@ -1148,3 +1152,37 @@ def test_discard_mix_weighs_the_others_discards_by_class(est):
     bare.hazard.discards = None
     with pytest.raises(ModelFileError, match="discard weights"):
         MdpAgent(estimators=bare, discard_mix=True)
+
+
+def test_ron_wall_gives_psm_a_ron_share_a_turn(est):
+    """``ron_wall``: PSM's ron shares are the file's at each turn's wall (free, and in riichi
+    for the twins), the other parameters the same; early in the hand a quiet wait is discarded
+    more often than the hand's one share says, so the dama shanpon wins more often."""
+    from abstractions.psm import solve_psm
+    from abstractions.situation import TableModel
+    from game.errors import MahjongError, ModelFileError
+    from regressors import ron_wall
+
+    ev = events_for("123m 456p 789s EE 55m", [], last_draw="W")
+    agent = agent_at(ev, est)
+    st = agent.state
+    plain = situation_of(st, est)
+    walled = situation_of(st, est, model=TableModel(ron_wall=True))
+    d, T = est.hazard.ron_wall, plain.params.T
+    np.testing.assert_allclose(walled.params.ron_scale, ron_wall.per_turn(d, st.tiles_left, T, False))
+    np.testing.assert_allclose(walled.params.riichi.ron_scale, ron_wall.per_turn(d, st.tiles_left, T, True))
+    np.testing.assert_array_equal(walled.params.p_lose, plain.params.p_lose)
+    np.testing.assert_array_equal(walled.params.p_other, plain.params.p_other)
+    assert st.tiles_left >= 45 and d["free"][0] > plain.params.ron_scale
+    g = agent._graph(plain, st)
+    a, b = (solve_psm(g, s.params, drawn=st.drawn >> 2, track=True) for s in (plain, walled))
+    west, win = mjai_to_kind("W"), OUTCOMES.index("win")
+    assert b.probs[west][win] > a.probs[west][win]
+    assert make_agent("mdp:ron_wall=1").model.ron_wall
+    with pytest.raises(MahjongError, match="ron_by_discarder"):
+        make_agent("mdp:ron_wall=1,ron_by_discarder=1")
+    bare = Estimators.default()
+    bare.hazard = copy.copy(bare.hazard)
+    bare.hazard.ron_wall = None
+    with pytest.raises(ModelFileError, match="ron_wall"):
+        MdpAgent(estimators=bare, ron_wall=True)

@@ -377,6 +377,12 @@ class MdpAgent(Agent):
         if self.model.discard_mix and any(e.hazard.discards is None for e in (self._mixed, *self._tables.values())):
             raise ModelFileError("discard_mix needs a hazard file with the opponents' discard weights "
                                  "(python -m regressors.discards --records GLOB --write FILE)")
+        if self.model.ron_wall and any(e.hazard.ron_wall is None for e in (self._mixed, *self._tables.values())):
+            raise ModelFileError("ron_wall needs a hazard file with the ron shares by the wall "
+                                 "(python -m regressors.ron_wall --records GLOB --write FILE)")
+        if self.model.ron_wall and (self.model.ron_by_discarder or not self.model.ron_share):
+            raise MahjongError("ron_wall splits ron_share's one share by the wall: it needs ron_share=1 "
+                               "and ron_by_discarder=0")
         self.state = TableState(0)
         self.fallback = EfficiencyAgent()
         self.stats: Counter = Counter()
