@@ -25,8 +25,6 @@ prints the table and, with ``--write``, stores it in a hazard file as ``discards
 """
 from __future__ import annotations
 
-import argparse
-import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -134,32 +132,11 @@ def format_table(d: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from game.cli import reports_errors
-    from regressors.datasets import load_or_build
+    from regressors.hazard import fit_entry_main
 
-    @reports_errors
-    def run() -> int:
-        ap = argparse.ArgumentParser(prog="python -m regressors.discards",
-                                     description="The opponents' discard weights by tile class and wall, "
-                                                 "fitted on records (p_disc of mdp:discard_mix=1)")
-        ap.add_argument("--records", required=True, nargs="+", help="record glob(s) or paths")
-        ap.add_argument("--cache", default=None, help="dataset cache directory")
-        ap.add_argument("--write", default=None, help="a hazard file to store the fit in (its other fields kept)")
-        ap.add_argument("--json", action="store_true", help="print one JSON object")
-        args = ap.parse_args(argv)
-        spec = args.records if len(args.records) > 1 else args.records[0]
-        ds = load_or_build(spec, args.cache, progress=not args.json)
-        d = fit(ds.arrays)
-        print(json.dumps(d) if args.json else format_table(d))
-        if args.write:
-            from regressors.hazard import HazardModel
-
-            model = HazardModel.load(args.write)
-            model.discards = d
-            model.save(args.write)
-        return 0
-
-    return run()
+    return fit_entry_main(argv, prog="python -m regressors.discards", entry="discards", fit=fit, table=format_table,
+                          description="The opponents' discard weights by tile class and wall, "
+                                      "fitted on records (p_disc of mdp:discard_mix=1)")
 
 
 if __name__ == "__main__":

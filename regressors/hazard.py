@@ -524,3 +524,34 @@ def _share(flags: np.ndarray) -> float:
     """A smoothed share (add one half to each side)."""
     f = np.asarray(flags, dtype=bool)
     return float((f.sum() + 0.5) / (len(f) + 1.0))
+
+
+def fit_entry_main(argv, *, prog: str, description: str, entry: str, fit, table) -> int:
+    """The command of a module that fits one entry of a hazard file on records
+    (:mod:`regressors.discards`, :mod:`regressors.ron_wall`): ``--records`` (globs or paths),
+    ``--cache``, ``--json`` (else ``table(fit)``), ``--write FILE`` (the fit stored as
+    ``entry`` of that hazard file, its other fields kept). Exit 2 on bad input."""
+    import argparse
+    import json
+
+    from game.cli import reports_errors
+    from regressors.datasets import load_or_build
+
+    @reports_errors
+    def run() -> int:
+        ap = argparse.ArgumentParser(prog=prog, description=description)
+        ap.add_argument("--records", required=True, nargs="+", help="record glob(s) or paths")
+        ap.add_argument("--cache", default=None, help="dataset cache directory")
+        ap.add_argument("--write", default=None, help="a hazard file to store the fit in (its other fields kept)")
+        ap.add_argument("--json", action="store_true", help="print one JSON object")
+        args = ap.parse_args(argv)
+        spec = args.records if len(args.records) > 1 else args.records[0]
+        d = fit(load_or_build(spec, args.cache, progress=not args.json).arrays)
+        print(json.dumps(d) if args.json else table(d))
+        if args.write:
+            model = HazardModel.load(args.write)
+            setattr(model, entry, d)
+            model.save(args.write)
+        return 0
+
+    return run()

@@ -5,9 +5,10 @@ tiles at random: ``HazardModel.ron_scale`` (``ron_scale_riichi`` for a riichi) i
 they discard a tenpai player's waits over how often random picks among its unseen tiles
 would, one number for the whole hand. The share is not one number: early in a hand nobody
 reads a quiet (dama) wait and the others still shed their unwanted tiles, late they keep
-back what looks dangerous. In the 42 phoenix games a dama hand's waits are discarded at 0.86
-of random with 45 or more tiles left and at 0.36-0.38 with fewer than 30; a riichi's at about
-0.2 throughout.
+back what looks dangerous. In the 42 phoenix games a dama hand's waits are discarded at 0.84
+of random with 45 or more tiles left and at 0.36-0.38 with fewer than 30, a riichi's at about
+0.2 once 45 are left; at the cnn-bot table the dama share falls less (0.63 to 0.51), the
+riichi's stays at 0.36-0.39.
 
 This module fits that share by the tiles left at the discard (:data:`BANDS`), for a hand not
 in riichi (``free``) and in riichi, on the discard rows of records (``regressors.datasets``:
@@ -22,8 +23,6 @@ prints the table and, with ``--write``, stores it in a hazard file as ``ron_wall
 """
 from __future__ import annotations
 
-import argparse
-import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -87,32 +86,11 @@ def format_table(d: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from game.cli import reports_errors
-    from regressors.datasets import load_or_build
+    from regressors.hazard import fit_entry_main
 
-    @reports_errors
-    def run() -> int:
-        ap = argparse.ArgumentParser(prog="python -m regressors.ron_wall",
-                                     description="How often the others discard a tenpai hand's waits, by the "
-                                                 "tiles left, fitted on records (ron_scale of mdp:ron_wall=1)")
-        ap.add_argument("--records", required=True, nargs="+", help="record glob(s) or paths")
-        ap.add_argument("--cache", default=None, help="dataset cache directory")
-        ap.add_argument("--write", default=None, help="a hazard file to store the fit in (its other fields kept)")
-        ap.add_argument("--json", action="store_true", help="print one JSON object")
-        args = ap.parse_args(argv)
-        spec = args.records if len(args.records) > 1 else args.records[0]
-        ds = load_or_build(spec, args.cache, progress=not args.json)
-        d = fit(ds.arrays)
-        print(json.dumps(d) if args.json else format_table(d))
-        if args.write:
-            from regressors.hazard import HazardModel
-
-            model = HazardModel.load(args.write)
-            model.ron_wall = d
-            model.save(args.write)
-        return 0
-
-    return run()
+    return fit_entry_main(argv, prog="python -m regressors.ron_wall", entry="ron_wall", fit=fit, table=format_table,
+                          description="How often the others discard a tenpai hand's waits, by the "
+                                      "tiles left, fitted on records (ron_scale of mdp:ron_wall=1)")
 
 
 if __name__ == "__main__":
