@@ -775,12 +775,12 @@ def after_kan(sit: Situation, state) -> Situation:
         riichi = None
         if q.riichi is not None and declare:
             riichi = replace(q.riichi, payoff=riichi_pay, p_other=_first(q.riichi.p_other, T + 1),
-                             lose_growth=_first(q.riichi.lose_growth, T))
+                             lose_growth=_first(q.riichi.lose_growth, T), ron_scale=_first(q.riichi.ron_scale, T))
         later = q.later_riichi
         if later is not None:
             later = LaterRiichi(q=_first(later.q, T), params=cut(later.params))
         return replace(q, T=T, p_other=_first(q.p_other, T + 1), lose_growth=_first(q.lose_growth, T),
-                       p_end=_first(q.p_end, T), draw_share=_first(q.draw_share, T),
+                       p_end=_first(q.p_end, T), draw_share=_first(q.draw_share, T), ron_scale=_first(q.ron_scale, T),
                        progress_share=q.progress_share if np.ndim(q.progress_share) < 2 else
                        np.asarray(q.progress_share)[:, :T],
                        payoff=riichi_pay if in_riichi else plain, riichi=riichi, later_riichi=later)

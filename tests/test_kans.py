@@ -192,9 +192,10 @@ def test_an_open_kan_alone_is_not_forced_and_kans_off_pass(est):
 # --- the parts: situation, graph, scorer ---------------------------------------------------
 
 def test_after_kan_keeps_the_wall_shares_of_its_turns(est):
-    """With ``wall_share`` the draws' shares come by turn; a kan that takes a turn off the
-    horizon (the wall's count a multiple of four) keeps the shares of the turns left, so the
-    hand after it solves (a share per turn too many was an error that fell back)."""
+    """With ``wall_share`` the draws' shares come by turn, with ``ron_wall`` the ron shares;
+    a kan that takes a turn off the horizon (the wall's count a multiple of four) keeps the
+    shares of the turns left, so the hand after it solves (a share per turn too many was an
+    error that fell back)."""
     from abstractions.psm import solve_psm
     from abstractions.situation import TableModel
     from search.hand_graph import build_graph
@@ -202,7 +203,7 @@ def test_after_kan_keeps_the_wall_shares_of_its_turns(est):
     agent = agent_at(events_for("123m 456p 78s 55m NNN", FIRST_ROUND, last_draw="N"), est)
     st = agent.state
     st.tiles_left = 64
-    sit = situation_of(st, est, model=TableModel(wall_share=True))
+    sit = situation_of(st, est, model=TableModel(wall_share=True, ron_wall=True))
     post = st.copy()
     post.update(ankan("N"))
     ks = after_kan(sit, post)
@@ -210,6 +211,8 @@ def test_after_kan_keeps_the_wall_shares_of_its_turns(est):
     assert T == sit.params.T - 1 == 16
     np.testing.assert_array_equal(ks.params.draw_share, sit.params.draw_share[:T])
     np.testing.assert_array_equal(ks.params.progress_share, sit.params.progress_share[:, :T])
+    np.testing.assert_array_equal(ks.params.ron_scale, sit.params.ron_scale[:T])
+    np.testing.assert_array_equal(ks.params.riichi.ron_scale, sit.params.riichi.ron_scale[:T])
     hand = np.asarray(post.hand, dtype=np.uint8)
     res = solve_psm(build_graph(hand, np.asarray(post.unseen, dtype=np.uint8), d=1, m=0), ks.params)
     assert res.pass_ is not None and math.isfinite(res.pass_)
