@@ -954,10 +954,10 @@ def test_ron_by_discarder_takes_the_mean_share_of_the_three_discarders_classes(e
     from regressors.estimators import DEFAULT_DIR
 
     by = json.loads((DEFAULT_DIR / "hazard.json").read_text())["ron_share_by"]
-    on = TableModel(ron_by_discarder=True)
+    on = TableModel(ron_by_discarder=True, discard_mix=False)  # the shares alone
     sit = situation_of(_riichi_table(est).state, est, model=on)
     assert sit.params.ron_scale == pytest.approx((by["free"]["riichi"] + 2 * by["free"]["dama"]) / 3, rel=1e-12)
-    off = TableModel(ron_by_discarder=False)
+    off = TableModel(ron_by_discarder=False, discard_mix=False)
     assert situation_of(_riichi_table(est).state, est, model=off).params.ron_scale == pytest.approx(est.hazard.ron_scale)
     tenpai = situation_of(_early_tenpai(est).state, est, model=on).params
     assert tenpai.ron_scale == pytest.approx(by["free"]["dama"], rel=1e-12)
@@ -1128,8 +1128,8 @@ def test_discard_mix_weighs_the_others_discards_by_class(est):
     ev = events_for("123m 456p 789s EE 55m", [], last_draw="W")
     agent = agent_at(ev, est)
     st = agent.state
-    plain = situation_of(st, est)
-    mixed = situation_of(st, est, model=TableModel(discard_mix=True))
+    plain = situation_of(st, est, model=TableModel(discard_mix=False))
+    mixed = situation_of(st, est)  # on by default since session 44
     d = est.hazard.discards
     assert plain.params.p_disc is None and plain.params.disc_weight is None
     weights = discards.kind_weights(np.asarray(d["weights"]), st.tiles_left, plain.params.T)
@@ -1146,7 +1146,7 @@ def test_discard_mix_weighs_the_others_discards_by_class(est):
     a, b = (solve_psm(g, s.params, drawn=st.drawn >> 2, track=True) for s in (plain, mixed))
     west, win = mjai_to_kind("W"), OUTCOMES.index("win")
     assert b.probs[west][win] > a.probs[west][win]
-    assert make_agent("mdp:discard_mix=1").model.discard_mix
+    assert make_agent("mdp").model.discard_mix and not make_agent("mdp:discard_mix=0").model.discard_mix
     bare = Estimators.default()
     bare.hazard = copy.copy(bare.hazard)
     bare.hazard.discards = None
@@ -1166,8 +1166,9 @@ def test_ron_wall_gives_psm_a_ron_share_a_turn(est):
     ev = events_for("123m 456p 789s EE 55m", [], last_draw="W")
     agent = agent_at(ev, est)
     st = agent.state
-    plain = situation_of(st, est)
-    walled = situation_of(st, est, model=TableModel(ron_wall=True))
+    # the shares alone, without discard_mix's factors on them
+    plain = situation_of(st, est, model=TableModel(discard_mix=False))
+    walled = situation_of(st, est, model=TableModel(discard_mix=False, ron_wall=True))
     d, T = est.hazard.ron_wall, plain.params.T
     np.testing.assert_allclose(walled.params.ron_scale, ron_wall.per_turn(d, st.tiles_left, T, False))
     np.testing.assert_allclose(walled.params.riichi.ron_scale, ron_wall.per_turn(d, st.tiles_left, T, True))
