@@ -15,7 +15,6 @@ being tenpai when the wall ends). The record's own endings come beside them.
 from __future__ import annotations
 
 import argparse
-import bisect
 import glob
 from dataclasses import replace
 
@@ -25,9 +24,8 @@ from abstractions.psm import solve_psm
 from abstractions.situation import situation_of
 from abstractions.tsm import solve_tsm
 from abstractions.wsm import solve_wsm
-from game.decisions import iter_decisions
-from game.records import player_names, read_events
-from player.calibration import ENDINGS, realised_endings
+from game.records import read_events
+from player.calibration import ENDINGS, recorded_choices
 from player.registry import make_agent
 from search.retrograde import OUTCOMES
 from search.shanten import shanten
@@ -35,20 +33,12 @@ from search.shanten import shanten
 
 def cases(path: str, name: str):
     """``(state, realised ending index)`` of the seat ``name``'s own turns at 1 shanten, closed,
-    60+ tiles left, in hands whose ending the record shows."""
-    events = read_events(path)
-    names = player_names(events)
-    ends = realised_endings(events)
-    starts = [i for i, e in enumerate(events) if e.get("type") == "start_kyoku"]
-    for d in iter_decisions(events, seats=[s for s in range(4) if names[s] == name]):
+    60+ tiles left, in hands whose ending the record shows (the calibration's decisions)."""
+    for d, _, real, _ in recorded_choices(read_events(path), name, 1):
         st = d.state
         if st.tiles_left < 60 or st.melds[st.seat] or not any(a["type"] == "dahai" for a in d.legal):
             continue
-        if shanten(np.asarray(st.hand, np.uint8)) != 1:
-            continue
-        at = bisect.bisect_right(starts, d.index)
-        real = ends.get((starts[at - 1], d.seat)) if at else None
-        if real is not None:
+        if shanten(np.asarray(st.hand, np.uint8)) == 1:
             yield st, real
 
 
