@@ -178,6 +178,34 @@ def held_out_report(model: ScenarioModel, X: np.ndarray, y: np.ndarray) -> dict:
             "log_loss_base_rates": round(ll0, 4)}
 
 
+def cross_validated(X: np.ndarray, y: np.ndarray, games: np.ndarray, against: ScenarioModel, folds: int,
+                    C: float = 1.0, seed: int = 0) -> dict:
+    """Log loss of a refit, ``folds``-fold by game (each fold's rows predicted by the regressions
+    fitted on the others), beside that of the fitted model ``against`` on the same rows; the
+    difference's standard error takes a game's rows as one cluster (its decisions share their
+    hands' endings). Also each scenario's mean predicted rate by both, and the realised one."""
+    ids = np.unique(games)
+    if not 2 <= folds <= len(ids):
+        raise MahjongError(f"--folds must be in 2..{len(ids)} (the games), got {folds}")
+    fold_of = dict(zip(ids.tolist(), np.random.default_rng(seed).permutation(len(ids)) % folds))
+    f = np.array([fold_of[g] for g in games.tolist()])
+    P_ref, P_old = np.empty((len(y), len(SCENARIOS))), against.predict(X)
+    for k in range(folds):
+        test = f == k
+        P_ref[test] = ScenarioModel(C).fit(X[~test], y[~test]).predict(X[test])
+    rows = np.arange(len(y))
+    ll_ref = -np.log(np.clip(P_ref[rows, y], 1e-9, 1.0))
+    ll_old = -np.log(np.clip(P_old[rows, y], 1e-9, 1.0))
+    per_game = np.bincount(np.searchsorted(ids, games), weights=ll_ref - ll_old)
+    se = float(per_game.std(ddof=1) * np.sqrt(len(ids)) / len(y))
+    return {"folds": folds, "rows": int(len(y)), "games": int(len(ids)),
+            "log_loss_refit": round(float(ll_ref.mean()), 4), "log_loss_against": round(float(ll_old.mean()), 4),
+            "difference": round(float((ll_ref - ll_old).mean()), 4), "difference_se": round(se, 4),
+            "realised": dict(zip(SCENARIOS, (np.bincount(y, minlength=len(SCENARIOS)) / len(y)).round(4).tolist())),
+            "predicted_refit": dict(zip(SCENARIOS, P_ref.mean(0).round(4).tolist())),
+            "predicted_against": dict(zip(SCENARIOS, P_old.mean(0).round(4).tolist()))}
+
+
 @reports_errors
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m regressors.scenarios", description=__doc__,
@@ -191,7 +219,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shanten", type=int, nargs="+", default=None,
                     help="fit only the decisions of hands at these shanten numbers (default: all rows; "
                          f"1 for the player's m2_from=1 model, {SHANTEN1_PATH.name})")
+    ap.add_argument("--folds", type=int, default=None,
+                    help="instead of fitting: the log loss of a refit, K-fold by game, beside that of "
+                         "the model --against on the same rows (nothing is written)")
+    ap.add_argument("--against", default=str(DEFAULT_PATH),
+                    help="with --folds: the fitted model to compare with (default: the shipped one)")
     args = ap.parse_args(argv)
+    if args.folds is not None:
+        X, y, g = load_rows(args.data, args.shanten)
+        print(json.dumps(cross_validated(X, y, g, ScenarioModel.load(args.against), args.folds, args.C), indent=1))
+        return 0
     if not 0.0 <= args.holdout < 1.0:
         raise MahjongError(f"--holdout must be in [0, 1), got {args.holdout}")
     if Path(args.out).is_dir():

@@ -7,6 +7,7 @@ and plain mahjong at the table (keep the finished runs, fold to genbutsu against
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +75,41 @@ def test_the_scenario_model_round_trips_through_its_file(tmp_path):
     model = ScenarioModel().fit(X, y)
     again = ScenarioModel.load(model.save(tmp_path / "s.json"))
     assert np.array_equal(again.predict(X), model.predict(X))
+
+
+def test_cross_validation_tells_a_stale_model_from_a_refit(tmp_path, capsys):
+    """``--folds``: on rows of one truth, a model fitted on other rows of the same truth scores
+    as the refit does (within two standard errors), a model fitted where the truth's win
+    branch read WSM the other way scores clearly worse (the refit better by many SEs), and
+    the predicted rates are the models' own; nothing is written, and one fold is refused."""
+    from regressors.scenarios import cross_validated, main
+
+    f = {name: i for i, name in enumerate(SCENARIO_FEATURES)}
+
+    def rows(sign, n, seed):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(n, len(SCENARIO_FEATURES)))
+        P = tree(np.column_stack([_sigmoid(sign * X[:, f["wsm_logit"]] - 1.0), _sigmoid(X[:, f["fsm_logit"]] - 1.5),
+                                  _sigmoid(X[:, f["tsm_logit"]]), _sigmoid(X[:, f["tsm_p_tenpai"]])]))
+        return X, (rng.random(n)[:, None] > np.cumsum(P, 1)).sum(1)
+
+    X, y = rows(1.0, 8_000, 2)
+    games = np.repeat(np.arange(200), 40)
+    same = ScenarioModel().fit(*rows(1.0, 8_000, 3))
+    stale = ScenarioModel().fit(*rows(-1.0, 8_000, 4))
+    fair = cross_validated(X, y, games, same, folds=5)
+    assert abs(fair["difference"]) < 2 * fair["difference_se"] + 1e-3
+    off = cross_validated(X, y, games, stale, folds=5)
+    assert off["difference"] < -10 * off["difference_se"] and off["log_loss_refit"] == fair["log_loss_refit"]
+    assert off["predicted_against"]["win"] == pytest.approx(float(stale.predict(X)[:, 0].mean()), abs=1e-4)
+    assert fair["rows"] == 8_000 and fair["games"] == 200
+    data = tmp_path / "rows.npz"
+    np.savez(data, X=X, y=y, game=games, shanten=np.full(len(y), 2), features=np.array(SCENARIO_FEATURES))
+    model = same.save(tmp_path / "same.json")
+    assert main(["--data", str(data), "--folds", "5", "--against", str(model)]) == 0
+    assert json.loads(capsys.readouterr().out)["log_loss_against"] == fair["log_loss_against"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.npz", "same.json"]
+    assert main(["--data", str(data), "--folds", "1"]) == 2
 
 
 def _two_shanten(est, **options) -> MdpAgent:
@@ -162,8 +198,6 @@ def test_scenario_rows_of_a_real_game_carry_its_endings(tmp_path):
     seat's hand really ended; passes and calls (with the discard after the call) among them.
     The rows need no scenario model: a model file of other features (as after a change of
     the features) does not stop them."""
-    import json
-
     from game.records import read_events
     from player.calibration import realised_endings
     from player.scenario_data import build
@@ -189,8 +223,6 @@ def test_scenario_rows_from_one_shanten_with_m2_from_1(tmp_path):
     """``m2_from=1`` adds the 1-shanten decisions to the rows, and ``regressors.scenarios
     --shanten 1`` fits those alone (the rows counted in the model file's record); a shanten
     no row has is refused with exit 2 and nothing written."""
-    import json
-
     from player.scenario_data import build
     from regressors.scenarios import main
 
