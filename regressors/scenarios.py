@@ -18,6 +18,7 @@ with how the hand really ended (``player.scenario_data`` builds the rows from re
 discard ronned at once is Eq. 4's own term, not a row).
 
     python -m regressors.scenarios --data runs/scenarios/*.npz --out regressors/models/scenarios.json
+    python -m regressors.scenarios --data runs/scenarios/*.npz --folds 5   # a refit, 5-fold by game, beside the shipped fit
 """
 from __future__ import annotations
 
