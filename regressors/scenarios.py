@@ -167,12 +167,22 @@ def load_rows(paths: list[str], shanten: list[int] | None = None) -> tuple[np.nd
     return np.vstack(Xs), np.concatenate(ys), np.concatenate(gs)
 
 
+def _log_losses(P: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each row's log loss: ``-log P[row, y]``, the probability clipped at 1e-9."""
+    return -np.log(np.clip(P[np.arange(len(y)), y], 1e-9, 1.0))
+
+
+def _rates(y: np.ndarray) -> np.ndarray:
+    """The share of the rows that ended in each scenario."""
+    return np.bincount(y, minlength=len(SCENARIOS)) / max(len(y), 1)
+
+
 def held_out_report(model: ScenarioModel, X: np.ndarray, y: np.ndarray) -> dict:
     """Mean predicted vs realised rate of each scenario and the log loss against the base
     rates (the constant model) on rows the model was not fitted on."""
-    P = np.clip(model.predict(X), 1e-9, 1.0)
-    R = np.bincount(y, minlength=5) / max(len(y), 1)
-    ll = float(-np.mean(np.log(P[np.arange(len(y)), y])))
+    P = model.predict(X)
+    R = _rates(y)
+    ll = float(_log_losses(P, y).mean())
     ll0 = float(-np.mean(np.log(np.clip(R[y], 1e-9, 1.0))))
     return {"rows": int(len(y)), "predicted": dict(zip(SCENARIOS, P.mean(0).round(4).tolist())),
             "realised": dict(zip(SCENARIOS, R.round(4).tolist())), "log_loss": round(ll, 4),
@@ -188,21 +198,19 @@ def cross_validated(X: np.ndarray, y: np.ndarray, games: np.ndarray, against: Sc
     ids = np.unique(games)
     if not 2 <= folds <= len(ids):
         raise MahjongError(f"--folds must be in 2..{len(ids)} (the games), got {folds}")
-    fold_of = dict(zip(ids.tolist(), np.random.default_rng(seed).permutation(len(ids)) % folds))
-    f = np.array([fold_of[g] for g in games.tolist()])
+    game = np.searchsorted(ids, games)  # each row's game, 0..len(ids)-1
+    f = np.random.default_rng(seed).permutation(len(ids))[game] % folds
     P_ref, P_old = np.empty((len(y), len(SCENARIOS))), against.predict(X)
     for k in range(folds):
         test = f == k
         P_ref[test] = ScenarioModel(C).fit(X[~test], y[~test]).predict(X[test])
-    rows = np.arange(len(y))
-    ll_ref = -np.log(np.clip(P_ref[rows, y], 1e-9, 1.0))
-    ll_old = -np.log(np.clip(P_old[rows, y], 1e-9, 1.0))
-    per_game = np.bincount(np.searchsorted(ids, games), weights=ll_ref - ll_old)
+    ll_ref, ll_old = _log_losses(P_ref, y), _log_losses(P_old, y)
+    per_game = np.bincount(game, weights=ll_ref - ll_old)
     se = float(per_game.std(ddof=1) * np.sqrt(len(ids)) / len(y))
     return {"folds": folds, "rows": int(len(y)), "games": int(len(ids)),
             "log_loss_refit": round(float(ll_ref.mean()), 4), "log_loss_against": round(float(ll_old.mean()), 4),
             "difference": round(float((ll_ref - ll_old).mean()), 4), "difference_se": round(se, 4),
-            "realised": dict(zip(SCENARIOS, (np.bincount(y, minlength=len(SCENARIOS)) / len(y)).round(4).tolist())),
+            "realised": dict(zip(SCENARIOS, _rates(y).round(4).tolist())),
             "predicted_refit": dict(zip(SCENARIOS, P_ref.mean(0).round(4).tolist())),
             "predicted_against": dict(zip(SCENARIOS, P_old.mean(0).round(4).tolist()))}
 
