@@ -29,7 +29,8 @@ parameters of the solitary MDPs come from the estimators of ``regressors/``:
   expected final rank (ron paid by one of the three opponents, equally likely; tsumo split by the dealer rule;
   honba and riichi sticks on top; the dealer repeats);
 * after our kan (:func:`after_kan`): the same chance parameters, one turn less when the kan
-  takes it, the payoffs of the hand with its kan and the new dora indicator in expectation.
+  takes it, the payoffs of the hand with its kan and the new dora indicator in expectation
+  (with ``TableModel.kan_dora`` in the opponents' wins too).
 
 :class:`TableModel` switches each of these back to the first player's choices (the ratio
 horizon ``max(1, round(r T_max))`` paid as a washout, one ``P_O`` for every turn, the
@@ -55,7 +56,7 @@ from regressors.ron_wall import per_turn as ron_wall_per_turn
 from regressors.features import safe_kinds
 from regressors.hazard import wall_shares
 from search.retrograde import MAX_DRAW_SHARE
-from search.scorer import F_POINTS, expected_score_nb, score_nb
+from search.scorer import CHI, F_POINTS, PON, expected_score_nb, score_nb
 
 #: Points grid of the win-payoff tables (100-point steps up to a double yakuman).
 GRID = np.arange(0, 96_100, 100, dtype=np.float64)
@@ -245,12 +246,31 @@ class RankTable:
 # --- the win-payoff callable (scorer -> points -> expected rank) ---------------------------
 
 @numba.njit(cache=True)
+def _kind_total(h, w, ms, k):
+    """Copies of kind ``k`` in a win: the concealed ``h`` (without the winning tile ``w``),
+    ``w`` and the melds ``ms``."""
+    total = h[k] + (1 if w == k else 0)
+    for j in range(ms.shape[0]):
+        t, lo = ms[j, 0], ms[j, 1]
+        if t == CHI:
+            if lo <= k <= lo + 2:
+                total += 1
+        elif lo == k:
+            total += 3 if t == PON else 4
+    return total
+
+
+@numba.njit(cache=True)
 def _points_nb(hands14, tiles, tsumo, melds, nmeld, seat_wind, round_wind, riichi, dmult, red_held, red_fixed,
-               p_ippatsu, n_ura, unseen, n_new):
+               p_ippatsu, n_ura, unseen, n_new, five_now, red_rate):
     """Hand value (points) of each completed hand; NaN where it is no win (no yaku).
-    ``n_new``: dora indicators still to be revealed (after our kan), in expectation."""
+    ``n_new``: dora indicators still to be revealed (after our kan), in expectation;
+    ``red_rate[s]``: the chance that a copy of suit ``s``'s five drawn from now on is its
+    red (0 when the red is seen), ``five_now[s]`` the copies held now: a win with more copies
+    counts the red in expectation."""
     m = hands14.shape[0]
     out = np.empty(m)
+    red_p = np.zeros(3)
     for i in range(m):
         h = hands14[i].copy()
         w = tiles[i]
@@ -260,9 +280,17 @@ def _points_nb(hands14, tiles, tsumo, melds, nmeld, seat_wind, round_wind, riich
                 red += 1
         h[w] -= 1
         ms = melds[i, :nmeld[i]]
-        if riichi > 0 or n_new > 0:
+        reds = False
+        for s in range(3):
+            red_p[s] = 0.0
+            if red_rate[s] > 0.0:
+                new = _kind_total(h, w, ms, 9 * s + 4) - five_now[s]
+                if new > 0:
+                    red_p[s] = min(1.0, new * red_rate[s])
+                    reds = True
+        if riichi > 0 or n_new > 0 or reds:
             pts = expected_score_nb(h, ms, w, tsumo, seat_wind, round_wind, riichi, dmult, red, 0, 0,
-                                    p_ippatsu, n_ura, unseen, n_new)[F_POINTS]
+                                    p_ippatsu, n_ura, unseen, n_new, red_p)[F_POINTS]
         else:
             pts = float(score_nb(h, ms, w, tsumo, seat_wind, round_wind, 0, dmult, red, 0, 0, 0, 0)[F_POINTS])
         out[i] = pts if pts > 0 else np.nan
@@ -286,6 +314,8 @@ class WinPayoff:
     p_ippatsu: float = 0.0     # chance of ippatsu in a riichi win (records' share)
     n_new_dora: int = 0        # dora indicators still to come (our kan's), in expectation
     root_melds: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+    five_now: np.ndarray = field(default_factory=lambda: np.zeros(3, np.int64))  # fives of each suit held (hand and melds)
+    red_rate: np.ndarray = field(default_factory=lambda: np.zeros(3))  # a later five's chance of being the red (red_fives)
 
     def points(self, hands14, tiles, tsumo: bool, melds=None) -> np.ndarray:
         h = np.ascontiguousarray(hands14, dtype=np.uint8)
@@ -301,7 +331,7 @@ class WinPayoff:
         return _points_nb(h, np.ascontiguousarray(tiles, dtype=np.int64), bool(tsumo), rows, nmeld,
                           int(self.seat_wind), int(self.round_wind), int(self.riichi), self.dora_mult,
                           self.red_held, int(self.red_fixed), float(self.p_ippatsu), int(self.n_ura), self.unseen,
-                          int(self.n_new_dora))
+                          int(self.n_new_dora), self.five_now, self.red_rate)
 
     def __call__(self, hands14, tiles, tsumo: bool, melds=None) -> np.ndarray:
         return self.table.u_win(self.points(hands14, tiles, tsumo, melds), bool(tsumo))
@@ -320,6 +350,8 @@ class Situation:
     payoff: WinPayoff          # the win payoff without riichi (``params.payoff`` is the riichi one in riichi)
     root_melds: list[tuple[str, int]]
     p_ippatsu: float = 0.0     # ippatsu in a riichi win (records' share)
+    p_ron: np.ndarray | None = None          # [4, 34] the ron chances ``U_L`` is weighted by (scaled as the model says)
+    other_weights: np.ndarray | None = None  # [3] the opponents' weights in ``U_O`` (their tenpai chances)
 
 
 def root_melds(state) -> list[tuple[str, int]]:
@@ -343,21 +375,45 @@ def can_declare_riichi(state) -> bool:
     return not state.riichi[state.seat] and all(m.type == "ankan" for m in state.melds[state.seat])
 
 
-def _win_payoffs(state, table: RankTable, p_ippatsu: float, *, new_dora: int = 0) -> tuple[WinPayoff, WinPayoff]:
+def red_draws(state) -> tuple[np.ndarray, np.ndarray]:
+    """Each suit's fives held now (concealed and melded) and the chance that a five of that
+    suit drawn (or called) from now on is its red: ``1 / unseen copies`` while the red is
+    unseen (every unseen copy alike), else 0."""
+    from game.tiles import RED_IDS, RED_KINDS
+
+    seen = set(int(t) for t in state.hand_ids) | set(int(t) for t in state.dora_indicators)
+    for j in range(4):
+        seen.update(int(d.tile) for d in state.discards[j])
+        seen.update(int(t) for m in state.melds[j] for t in m.tiles)
+    me = state.seat
+    now = np.zeros(3, np.int64)
+    rate = np.zeros(3)
+    for s, (rid, k) in enumerate(zip(RED_IDS, RED_KINDS)):
+        now[s] = int(state.hand[k]) + sum(1 for m in state.melds[me] for t in m.tiles if int(t) >> 2 == k)
+        u = int(state.unseen[k])
+        if rid not in seen and u > 0:
+            rate[s] = 1.0 / u
+    return now, rate
+
+
+def _win_payoffs(state, table: RankTable, p_ippatsu: float, *, new_dora: int = 0,
+                 reds: bool = False) -> tuple[WinPayoff, WinPayoff]:
     """The win payoffs of the seat's hand without and with riichi (Sec. VI-C, VI-E): the
     scorer's points with the dora shown and the red fives held or melded; a riichi win with
     the expected ura dora and ippatsu. ``new_dora``: indicators still to come (our kan's),
-    counted in expectation (each an unseen tile, like an ura indicator), each with its ura."""
+    counted in expectation (each an unseen tile, like an ura indicator), each with its ura.
+    ``reds``: a five drawn later may be its suit's unseen red (:func:`red_draws`), in expectation."""
     from search.scorer import melds_array
 
     dm = np.zeros(34, np.uint8)
     for ind in state.dora_indicators:
         dm[dora_from_indicator(int(ind) >> 2)] += 1
     red_held, red_fixed = _red_counts(state)
+    five_now, red_rate = red_draws(state) if reds else (np.zeros(3, np.int64), np.zeros(3))
     common = dict(table=table, seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), dora_mult=dm,
                   red_held=red_held, red_fixed=red_fixed, unseen=np.ascontiguousarray(state.unseen, dtype=np.uint8),
                   n_ura=len(state.dora_indicators) + new_dora, root_melds=melds_array(root_melds(state)),
-                  n_new_dora=new_dora)
+                  n_new_dora=new_dora, five_now=five_now, red_rate=red_rate)
     return WinPayoff(**common), WinPayoff(**common, riichi=1, p_ippatsu=float(p_ippatsu))
 
 
@@ -423,6 +479,15 @@ class TableModel:
     ``ron_share``): the share by turn, at the band of the wall the others' discards are made at
     (``Hazards.ron_wall``, :func:`regressors.ron_wall.per_turn`: a quiet wait is discarded
     more often early, when nobody reads it, than late; else one share for the whole hand).
+    ``kan_dora``: after our kan the opponents' wins are valued with the new indicator shown
+    (:func:`after_kan`'s ``opponent_classes``: the win-value model's fitted weight of one more
+    indicator, about 1.25-1.4 times their points; else only our own wins gain it, and a kan
+    looks better than it is).
+    ``red_fives``: a five of a suit whose red is unseen, drawn or called from now on, is the
+    red at ``1 / unseen copies`` (:func:`red_draws`; the win payoffs count that han in
+    expectation, ``search.scorer.with_red_nb``; else only the reds held now count, and a hand
+    that needs a five looks cheaper than it is). At a call of a five the called copy counts
+    as one that may be red, though it is seen (a small over-count in that branch).
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -451,6 +516,8 @@ class TableModel:
     pool_shrink: bool = False  # with wall_share: our waits over the pool of each draw (README, "Session 39")
     discard_mix: bool = True  # the others discard by tile class as the records say (Hazards.discards, README "Session 43", on since "Session 44")
     ron_wall: bool = False  # with ron_share: the ron share by the wall (Hazards.ron_wall, README "Session 44")
+    kan_dora: bool = False  # our kan's new dora in the opponents' wins too (after_kan, README "Session 46")
+    red_fives: bool = False  # a five drawn later may be the unseen red (red_draws, README "Session 46")
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
@@ -554,6 +621,24 @@ def checked_riichi_danger(k) -> float:
     return k
 
 
+def opponent_payoffs(table: RankTable, class_probs: np.ndarray, p_ron: np.ndarray, wt: np.ndarray,
+                     me: int) -> tuple[np.ndarray, float, np.ndarray]:
+    """Eq. 20's ``U_L(t)`` (the ron-chance-weighted mean over the opponents of the payoff of
+    paying each one's win) and ``U_O`` (another's win we do not pay, weighted by ``wt``, the
+    opponents' tenpai chances), with the opponents' win classes ``class_probs`` ([4, classes]);
+    also ``U_O`` by opponent ([4])."""
+    probs = np.asarray(class_probs, dtype=np.float64)
+    ul_j = (probs * table.u_lose_j).sum(1)    # [4] payoff of paying j's win
+    uo_j = (probs * table.u_other_j).sum(1)   # [4] payoff of j's win paid by others
+    opp = [(me + k) % 4 for k in (1, 2, 3)]
+    w = np.asarray(p_ron, dtype=np.float64)[opp]  # [3, 34]
+    tot = w.sum(0)
+    mean_ul = float(np.mean(ul_j[opp]))
+    u_lose = np.where(tot > 0, (w * ul_j[opp, None]).sum(0) / np.where(tot > 0, tot, 1.0), mean_ul)
+    u_other = float((wt * uo_j[opp]).sum() / wt.sum())
+    return u_lose, u_other, uo_j
+
+
 def build_situation(state, estimates, rank_model, *, table: RankTable | None = None,
                     hanchan: bool = False, hazards, model: TableModel = TableModel(),
                     riichi_danger: float = 1.0) -> Situation:
@@ -588,17 +673,10 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         p_ron = np.clip(p_ron * k[:, None], 0.0, 1.0)
     if model.ron_given_wait or riichi_danger != 1.0:  # Eq. 20's union of the scaled chances
         p_lose = 1.0 - np.prod(1.0 - p_ron, axis=0)
-    probs = np.asarray(estimates.win_class_probs, dtype=np.float64)
-    ul_j = (probs * table.u_lose_j).sum(1)    # [4] payoff of paying j's win
-    uo_j = (probs * table.u_other_j).sum(1)   # [4] payoff of j's win paid by others
     opp = [(me + k) % 4 for k in (1, 2, 3)]
-    w = p_ron[opp]                            # [3, 34]
-    tot = w.sum(0)
-    mean_ul = float(np.mean(ul_j[opp]))
-    u_lose = np.where(tot > 0, (w * ul_j[opp, None]).sum(0) / np.where(tot > 0, tot, 1.0), mean_ul)
     pt = np.clip(np.asarray(estimates.p_tenpai, dtype=np.float64), 0.0, 1.0)
     wt = pt[opp] + 1e-3                       # who wins when someone else does
-    u_other = float((wt * uo_j[opp]).sum() / wt.sum())
+    u_lose, u_other, uo_j = opponent_payoffs(table, estimates.win_class_probs, p_ron, wt, me)
     t_max = 1 + max(0, int(state.tiles_left)) // 4
     T = t_max if model.full_horizon else max(1, min(int(estimates.horizon), t_max))
     pt_end = np.clip(hazards.p_tenpai_end, 0.0, 1.0) if model.projected_washout else pt
@@ -616,7 +694,7 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         p_end = 0.0
         fsm_p = float(np.clip(estimates.p_end, 0.02, 0.5))
     in_riichi = bool(state.riichi[me])
-    plain, riichi_pay = _win_payoffs(state, table, float(hazards.p_ippatsu))
+    plain, riichi_pay = _win_payoffs(state, table, float(hazards.p_ippatsu), reds=model.red_fives)
     growth = locked_growth = 1.0
     if model.rising_deal_in and model.projected_deal_in:
         p_wait, ahead = np.asarray(estimates.p_wait)[opp] * rho[opp, None], hazards.p_tenpai_ahead[:, opp]
@@ -666,7 +744,7 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         params.later_riichi = later_riichi(params, hazards, estimates, table, me, pt_end, u_other_j=uo_j, wt=wt,
                                            ron_share=model.ron_share)
     return Situation(params=params, table=table, estimates=estimates, t_max=t_max, payoff=plain,
-                     root_melds=root_melds(state), p_ippatsu=float(hazards.p_ippatsu))
+                     root_melds=root_melds(state), p_ippatsu=float(hazards.p_ippatsu), p_ron=p_ron, other_weights=wt)
 
 
 def riichi_arrivals(pt_now: np.ndarray, pt_ahead: np.ndarray, T: int, dama_share: float,
@@ -754,7 +832,7 @@ def _declarer_ron_ratio(hazards, w: np.ndarray, opp: list[int], own: int) -> flo
     return float(w @ (total - by + float(hazards.ron_share_riichi[own])) / total)
 
 
-def after_kan(sit: Situation, state) -> Situation:
+def after_kan(sit: Situation, state, opponent_classes: np.ndarray | None = None) -> Situation:
     """The situation of our kan (closed, added or open), right after it and before the
     replacement draw: ``state`` is the seat's table state with the kan applied.
 
@@ -763,28 +841,40 @@ def after_kan(sit: Situation, state) -> Situation:
     ``T = 1 + (W - 1) // 4`` with ``W`` tiles left, at most the decision's ``T``); the win
     payoffs are those of the hand with its kan (fu, red fives, sankantsu by the scorer), the
     new dora indicator (and its ura) counted in expectation; riichi stays possible while
-    every meld is a closed kan. Not modelled: the new dora in the opponents' hands, chankan
-    on an added kan, rinshan kaihou; a kan in riichi loses the ippatsu.
+    every meld is a closed kan. ``opponent_classes`` ([4, classes]): the opponents' win
+    classes with the new indicator shown (``regressors.payoffs.WinValueModel.value_with_new_dora``),
+    from which ``U_L`` and ``U_O`` are made again (:func:`opponent_payoffs`): the new dora is
+    in their hands too; None keeps the decision's. Not modelled: chankan on an added kan,
+    rinshan kaihou, the new dora in the world after a later riichi (``later_riichi`` keeps the
+    decision's payoffs); a kan in riichi loses the ippatsu.
     """
     p = sit.params
     in_riichi = bool(state.riichi[state.seat])
-    plain, riichi_pay = _win_payoffs(state, sit.table, 0.0 if in_riichi else sit.p_ippatsu, new_dora=1)
+    plain, riichi_pay = _win_payoffs(state, sit.table, 0.0 if in_riichi else sit.p_ippatsu, new_dora=1,
+                                     reds=bool(np.any(sit.payoff.red_rate > 0)))  # a red seen stays seen
     T = max(1, min(int(p.T), 1 + max(0, int(state.tiles_left) - 1) // 4))
     declare = can_declare_riichi(state)
+    u_lose, u_other = p.u_lose, p.u_other
+    if opponent_classes is not None:
+        if sit.p_ron is None or sit.other_weights is None:
+            raise MahjongError("after_kan: the situation carries no ron weights (not made by build_situation)")
+        u_lose, u_other, _ = opponent_payoffs(sit.table, opponent_classes, sit.p_ron, sit.other_weights,
+                                              int(state.seat))
 
-    def cut(q: MDPParams) -> MDPParams:
+    def cut(q: MDPParams, payoffs: bool = True) -> MDPParams:
         riichi = None
         if q.riichi is not None and declare:
             riichi = replace(q.riichi, payoff=riichi_pay, p_other=_first(q.riichi.p_other, T + 1),
                              lose_growth=_first(q.riichi.lose_growth, T), ron_scale=_first(q.riichi.ron_scale, T))
         later = q.later_riichi
         if later is not None:
-            later = LaterRiichi(q=_first(later.q, T), params=cut(later.params))
+            later = LaterRiichi(q=_first(later.q, T), params=cut(later.params, payoffs=False))
+        opp = dict(u_lose=u_lose, u_other=u_other) if payoffs else {}
         return replace(q, T=T, p_other=_first(q.p_other, T + 1), lose_growth=_first(q.lose_growth, T),
                        p_end=_first(q.p_end, T), draw_share=_first(q.draw_share, T), ron_scale=_first(q.ron_scale, T),
                        progress_share=q.progress_share if np.ndim(q.progress_share) < 2 else
                        np.asarray(q.progress_share)[:, :T],
-                       payoff=riichi_pay if in_riichi else plain, riichi=riichi, later_riichi=later)
+                       payoff=riichi_pay if in_riichi else plain, riichi=riichi, later_riichi=later, **opp)
     return replace(sit, params=cut(p), payoff=plain, root_melds=root_melds(state))
 
 

@@ -156,6 +156,15 @@ class Estimators:
         return DecisionEstimates(p_lose, p_ron, pt, p_end, r, HorizonModel.horizon(r, view.tiles_left),
                                  probs, points, (probs * points).sum(1), p_wait)
 
+    def kan_win_classes(self, view, new: int = 1) -> np.ndarray:
+        """[4, classes]: the opponents' win classes of ``view``'s seat were ``new`` more dora
+        indicators shown (our kan's; the seat's own row is zero)."""
+        me = view.seat
+        out = np.zeros((4, len(self.win_value.points)))
+        for j in ((me + k) % 4 for k in (1, 2, 3)):
+            out[j] = self.win_value.value_with_new_dora(view, j, new)
+        return out
+
     def hazards(self, view, d: DecisionEstimates, q: np.ndarray, *, facing: bool = False) -> Hazards:
         """Per-interval endings for ``view``'s seat (``q = 1``: after the discard made now).
         ``facing``: also the table were an opponent to declare riichi now (the hazards, its

@@ -693,16 +693,37 @@ def _all_counts4(hand: np.ndarray, melds: np.ndarray, win: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
+def with_red_nb(dist: np.ndarray, red_p: np.ndarray) -> np.ndarray:
+    """``dist`` (P(extra han = j), j = 0..20) with one more han at chance ``red_p[s]`` for
+    each suit ``s``, independently: the red fives among copies still to be drawn."""
+    out = dist.copy()
+    for s in range(red_p.shape[0]):
+        p = red_p[s]
+        if p <= 0.0:
+            continue
+        new = np.zeros(21, np.float64)
+        for a in range(21):
+            if out[a] == 0.0:
+                continue
+            new[a] += out[a] * (1.0 - p)
+            if a + 1 < 21:
+                new[a + 1] += out[a] * p
+        out = new
+    return out
+
+
+@numba.njit(cache=True)
 def expected_score_nb(hand: np.ndarray, melds: np.ndarray, win: int, tsumo: bool,
                       seat_wind: int, round_wind: int, riichi: int, dora_mult: np.ndarray,
                       red: int, honba: int, sticks: int, p_ippatsu: float,
                       n_ura_indicators: int, unseen: np.ndarray,
-                      n_new_indicators: int = 0) -> np.ndarray:
+                      n_new_indicators: int = 0, red_p=None) -> np.ndarray:
     """float64[8]: the F_* fields in expectation over ippatsu (probability ``p_ippatsu``)
-    and ura dora (``n_ura_indicators`` drawn from ``unseen`` counts) for a riichi hand, and
-    over the dora of ``n_new_indicators`` indicators still to be revealed (a kan's, drawn
-    the same way) for every hand; a hand with neither gets its plain score. The best
-    reading is chosen per outcome."""
+    and ura dora (``n_ura_indicators`` drawn from ``unseen`` counts) for a riichi hand, over
+    the dora of ``n_new_indicators`` indicators still to be revealed (a kan's, drawn the
+    same way) for every hand, and over ``red_p`` (float64[3] or None): each suit's chance
+    that its red five is among the hand's copies still to be drawn (:func:`with_red_nb`);
+    a hand with none of them gets its plain score. The best reading is chosen per outcome."""
     cands = np.empty((_MAX_DECOMP * 5 + 1, 3), np.int64)
     n = _candidates(hand, melds, win, tsumo, seat_wind, round_wind, riichi, cands)
     extra = dora_count_nb(hand, melds, win, dora_mult) + red
@@ -710,13 +731,20 @@ def expected_score_nb(hand: np.ndarray, melds: np.ndarray, win: int, tsumo: bool
     res = np.zeros(N_FIELDS, np.float64)
     tmp = np.zeros(N_FIELDS, np.int64)
     hidden = n_new_indicators + (n_ura_indicators if riichi > 0 else 0)
-    if hidden == 0 and riichi == 0:
+    reds = False
+    if red_p is not None:
+        for s in range(red_p.shape[0]):
+            if red_p[s] > 0.0:
+                reds = True
+    if hidden == 0 and riichi == 0 and not reds:
         _best(cands, n, 0, extra, dealer, tsumo, honba, sticks, tmp)
         for f in range(N_FIELDS):
             res[f] = tmp[f]
         return res
     # ura and new dora are alike: each indicator an unseen tile, its dora han no yaku
     dist = ura_distribution_nb(_all_counts4(hand, melds, win), hidden, unseen)
+    if reds:
+        dist = with_red_nb(dist, red_p)
     p_ipp = p_ippatsu if riichi > 0 else 0.0
     for j in range(21):
         if dist[j] == 0.0:

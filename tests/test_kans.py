@@ -247,3 +247,68 @@ def test_after_kan_moves_the_red_five_and_counts_the_new_indicator(est):
     want = score_nb(hand13, melds_array([("ankan", 4)]), mjai_to_kind("3p"), True, 0, 0, 0,
                     dora_mult([mjai_to_kind("1s")]), 1, 0, 0, 0, 0)[3]
     assert got == want > 0
+
+
+def test_the_kans_new_dora_raises_the_opponents_wins(est):
+    """``kan_dora``: after our closed kan the opponents' win classes are those of the table
+    with the new indicator shown (the same as the win-value model gives once the indicator is
+    revealed), so paying their wins costs more (``U_L``), the kan is worth less than without,
+    and with one more indicator their wins are worth more points."""
+    from abstractions.situation import TableModel, opponent_payoffs
+
+    agent = agent_at(events_for("123m 456p 78s 55m NNN", FIRST_ROUND, last_draw="N"), est)
+    st = agent.state
+    sit = situation_of(st, est)
+    post = st.copy()
+    post.update(ankan("N"))
+    classes = est.kan_win_classes(post)
+    shown = post.copy()
+    shown.update({"type": "dora", "dora_marker": "3p"})
+    assert len(shown.dora_indicators) == len(post.dora_indicators) + 1
+    for j in (1, 2, 3):
+        np.testing.assert_allclose(classes[j], est.win_value.value(shown, j)[0], rtol=1e-12)
+        pts = est.win_value.class_points(j == st.dealer)
+        assert classes[j] @ pts > est.win_value.value(post, j)[0] @ pts
+    plain, new = after_kan(sit, post), after_kan(sit, post, classes)
+    np.testing.assert_array_equal(plain.params.u_lose, sit.params.u_lose)
+    assert (new.params.u_lose <= plain.params.u_lose + 1e-12).all() and (new.params.u_lose < plain.params.u_lose).any()
+    want, _, _ = opponent_payoffs(sit.table, classes, sit.p_ron, sit.other_weights, 0)
+    np.testing.assert_array_equal(new.params.u_lose, want)
+    # in play: the same decision with the switch on values the kan lower, the discards the same
+    on = agent_at(events_for("123m 456p 78s 55m NNN", FIRST_ROUND, last_draw="N"), est,
+                  model=TableModel(kan_dora=True))
+    legal = discard_legal(agent, reach=True) + [ankan("N")]
+    agent.act(legal)
+    on.act(legal)
+    off_v, on_v = valued(agent), valued(on)
+    assert on_v["ankan"] < off_v["ankan"]
+    assert {k: v for k, v in on_v.items() if k != "ankan"} == {k: v for k, v in off_v.items() if k != "ankan"}
+
+
+def test_red_fives_to_draw_in_the_win_payoffs(est):
+    """``red_fives``: which reds are still unseen (ours held, one discarded by an opponent),
+    the chance a later five is the red (one over the unseen copies), and a win's points with
+    a five not held now: the red in expectation, as the scorer scores the two outcomes."""
+    from abstractions.situation import TableModel, red_draws
+
+    rounds = [("9p", {1: "5pr", 2: "9s", 3: "1p"})]
+    agent = agent_at(events_for("567m 234p 678s 99s 13p", rounds, last_draw="5mr"), est)
+    st = agent.state
+    now, rate = red_draws(st)
+    assert list(now) == [2, 0, 0]
+    assert rate[0] == 0.0 and rate[1] == 0.0  # ours, and the one discarded
+    assert rate[2] == pytest.approx(1.0 / int(st.unseen[mjai_to_kind("5s")]))
+    off, on = situation_of(st, est), situation_of(st, est, model=TableModel(red_fives=True))
+    # 567m 234p 678s 99s + 13p -> 123p: no five drawn, the same points
+    h14 = hand_counts("567m 123p 234p 678s 99s")
+    tiles = np.array([mjai_to_kind("2p")])
+    assert on.payoff.points(h14[None], tiles, True)[0] == off.payoff.points(h14[None], tiles, True)[0]
+    # a later 5s in the win (456s from 678s's place): one copy to come, the red at rate[2]
+    h14 = hand_counts("567m 123p 234p 456s 99s")
+    tiles = np.array([mjai_to_kind("5s")])
+    base = off.payoff.points(h14[None], tiles, True)[0]
+    hand13 = hand_counts("567m 123p 234p 46s 99s")
+    dm = off.payoff.dora_mult
+    two = score_nb(hand13, melds_array([]), mjai_to_kind("5s"), True, 0, 0, 0, dm, 2, 0, 0, 0, 0)[3]
+    assert base == score_nb(hand13, melds_array([]), mjai_to_kind("5s"), True, 0, 0, 0, dm, 1, 0, 0, 0, 0)[3]
+    assert on.payoff.points(h14[None], tiles, True)[0] == pytest.approx((1 - rate[2]) * base + rate[2] * two)

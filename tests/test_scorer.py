@@ -478,3 +478,37 @@ def test_expected_score_over_a_new_indicator_equals_enumeration(riichi):
     assert np.allclose(exp, want)
     plain = expected_score_nb(hand, melds, win, True, 1, 0, riichi, dm, 0, 0, 0, 0.0, n_ura, unseen, 0)
     assert exp[3] > plain[3]
+
+
+@pytest.mark.parametrize("riichi", [0, 1])
+def test_expected_score_over_red_fives_to_draw_equals_enumeration(riichi):
+    """Each suit's red five among the copies still to come, in expectation (two suits at
+    once, independent): the scorer's sum against the plain enumeration of the four red
+    outcomes (and, in riichi, of the ura indicators with them)."""
+    from game.tiles import dora_from_indicator
+    from search.scorer import _all_counts4
+
+    rng = np.random.default_rng(5)
+    hand = hand_counts("345m 55p 456s 678s 2p")
+    melds = melds_array([])
+    win = mjai_to_kind("2p")
+    dm = dora_mult([mjai_to_kind("9s")])
+    unseen = rng.integers(0, 4, 34).astype(np.int64)
+    red_p = np.array([0.25, 0.0, 0.5])
+    exp = expected_score_nb(hand, melds, win, False, 1, 0, riichi, dm, 1, 0, 0, 0.0, riichi, unseen, 0, red_p)
+    allc = _all_counts4(hand, melds, win)
+    p = unseen / unseen.sum()
+    want = np.zeros(8)
+    for rm, pm in ((0, 0.75), (1, 0.25)):
+        for rs, ps in ((0, 0.5), (1, 0.5)):
+            if riichi:
+                for u in range(34):
+                    want += pm * ps * p[u] * score_nb(hand, melds, win, False, 1, 0, riichi, dm, 1 + rm + rs, 0,
+                                                      int(allc[dora_from_indicator(u)]), 0, 0)
+            else:
+                want += pm * ps * score_nb(hand, melds, win, False, 1, 0, 0, dm, 1 + rm + rs, 0, 0, 0, 0)
+    assert np.allclose(exp, want)
+    none = expected_score_nb(hand, melds, win, False, 1, 0, riichi, dm, 1, 0, 0, 0.0, riichi, unseen, 0, np.zeros(3))
+    assert exp[3] > none[3]
+    if not riichi:
+        assert np.array_equal(none, score_nb(hand, melds, win, False, 1, 0, 0, dm, 1, 0, 0, 0, 0))

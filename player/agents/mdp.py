@@ -629,7 +629,7 @@ class MdpAgent(Agent):
         if sh >= self.far:
             self.stats["kan_unvalued"] += 1
             return None, None
-        ksit = after_kan(sit, post)
+        ksit = after_kan(sit, post, self.est.kan_win_classes(post) if self.model.kan_dora else None)
         g = self._graph(ksit, post, **graph)
         if self._uses_method2(sh):
             m2 = self._method2(g, ksit, None, sh, state=post)
