@@ -189,7 +189,8 @@ class RankTable:
         # i's ron from each opponent, and tsumo, on the points grid
         ron = np.concatenate([_ron_deltas(me, j, g, hb, ks) for j in opp])
         er = expected_ranks(rank_model, ctx, ron, renchan=np.full(len(ron), me == dl), sticks_taken=np.ones(len(ron), bool))
-        self.u_ron_grid = -er.reshape(3, len(g)).mean(0)
+        self.u_ron_grid_j = -er.reshape(3, len(g))  # by payer: the opponents after us in turn order
+        self.u_ron_grid = self.u_ron_grid_j.mean(0)
         ts = _tsumo_deltas(me, dl, g, hb, ks)
         self.u_tsumo_grid = -expected_ranks(rank_model, ctx, ts, renchan=np.full(len(g), me == dl),
                                             sticks_taken=np.ones(len(g), bool))
@@ -223,10 +224,16 @@ class RankTable:
         self.u_abort = float(-expected_ranks(rank_model, ctx, np.zeros((1, 4)), renchan=np.ones(1, bool),
                                              sticks_taken=np.zeros(1, bool))[0])
 
-    def u_win(self, points: np.ndarray, tsumo: bool) -> np.ndarray:
-        """Payoff of i's win worth ``points`` (hand value, no honba/sticks); NaN stays NaN."""
+    def u_win(self, points: np.ndarray, tsumo: bool, payer: np.ndarray | None = None) -> np.ndarray:
+        """Payoff of i's win worth ``points`` (hand value, no honba/sticks); NaN stays NaN.
+        ``payer`` ([3], summing to 1): each opponent's chance of paying a ron, in turn order
+        after us (None: equally likely)."""
         p = np.asarray(points, dtype=np.float64)
-        out = np.interp(p, GRID, self.u_tsumo_grid if tsumo else self.u_ron_grid)
+        if tsumo:
+            grid = self.u_tsumo_grid
+        else:
+            grid = self.u_ron_grid if payer is None else np.asarray(payer, dtype=np.float64) @ self.u_ron_grid_j
+        out = np.interp(p, GRID, grid)
         return np.where(np.isnan(p), np.nan, out)
 
     def washout(self, p_tenpai: np.ndarray, me_tenpai: bool, riichi: bool = False) -> float:
@@ -316,6 +323,7 @@ class WinPayoff:
     root_melds: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
     five_now: np.ndarray = field(default_factory=lambda: np.zeros(3, np.int64))  # fives of each suit held (hand and melds)
     red_rate: np.ndarray = field(default_factory=lambda: np.zeros(3))  # a later five's chance of being the red (red_fives)
+    payer: np.ndarray | None = None  # [3] each opponent's chance of paying our ron (ron_payer; None: alike)
 
     def points(self, hands14, tiles, tsumo: bool, melds=None) -> np.ndarray:
         h = np.ascontiguousarray(hands14, dtype=np.uint8)
@@ -334,7 +342,7 @@ class WinPayoff:
                           int(self.n_new_dora), self.five_now, self.red_rate)
 
     def __call__(self, hands14, tiles, tsumo: bool, melds=None) -> np.ndarray:
-        return self.table.u_win(self.points(hands14, tiles, tsumo, melds), bool(tsumo))
+        return self.table.u_win(self.points(hands14, tiles, tsumo, melds), bool(tsumo), self.payer)
 
 
 # --- the parameters of one decision --------------------------------------------------------
@@ -396,13 +404,25 @@ def red_draws(state) -> tuple[np.ndarray, np.ndarray]:
     return now, rate
 
 
+def ron_payers(hazards, me: int) -> np.ndarray:
+    """[2, 3]: each opponent's chance of paying our ron (turn order after ``me``), we free
+    (row 0) or in riichi (row 1): its share of discarding our waits by its class
+    (``Hazards.ron_share_by``: one in riichi throws what it draws, a closed free hand holds
+    back) over the three's sum."""
+    opp = [(me + k) % 4 for k in (1, 2, 3)]
+    by = np.asarray(hazards.ron_share_by, dtype=np.float64)[:, opp]
+    tot = by.sum(1, keepdims=True)
+    return np.where(tot > 0, by / np.where(tot > 0, tot, 1.0), 1.0 / 3.0)
+
+
 def _win_payoffs(state, table: RankTable, p_ippatsu: float, *, new_dora: int = 0,
-                 reds: bool = False) -> tuple[WinPayoff, WinPayoff]:
+                 reds: bool = False, payers: np.ndarray | None = None) -> tuple[WinPayoff, WinPayoff]:
     """The win payoffs of the seat's hand without and with riichi (Sec. VI-C, VI-E): the
     scorer's points with the dora shown and the red fives held or melded; a riichi win with
     the expected ura dora and ippatsu. ``new_dora``: indicators still to come (our kan's),
     counted in expectation (each an unseen tile, like an ura indicator), each with its ura.
-    ``reds``: a five drawn later may be its suit's unseen red (:func:`red_draws`), in expectation."""
+    ``reds``: a five drawn later may be its suit's unseen red (:func:`red_draws`), in expectation.
+    ``payers`` ([2, 3], :func:`ron_payers`): who pays our ron, free and in riichi (None: alike)."""
     from search.scorer import melds_array
 
     dm = np.zeros(34, np.uint8)
@@ -414,7 +434,8 @@ def _win_payoffs(state, table: RankTable, p_ippatsu: float, *, new_dora: int = 0
                   red_held=red_held, red_fixed=red_fixed, unseen=np.ascontiguousarray(state.unseen, dtype=np.uint8),
                   n_ura=len(state.dora_indicators) + new_dora, root_melds=melds_array(root_melds(state)),
                   n_new_dora=new_dora, five_now=five_now, red_rate=red_rate)
-    return WinPayoff(**common), WinPayoff(**common, riichi=1, p_ippatsu=float(p_ippatsu))
+    free, riichi = (None, None) if payers is None else (payers[0], payers[1])
+    return WinPayoff(**common, payer=free), WinPayoff(**common, riichi=1, p_ippatsu=float(p_ippatsu), payer=riichi)
 
 
 @dataclass(frozen=True)
@@ -488,6 +509,9 @@ class TableModel:
     expectation, ``search.scorer.with_red_nb``; else only the reds held now count, and a hand
     that needs a five looks cheaper than it is). At a call of a five the called copy counts
     as one that may be red, though it is seen (a small over-count in that branch).
+    ``ron_payer``: our ron is paid by each opponent at its ``ron_share_by`` share of our waits
+    (:func:`ron_payers`: one in riichi about 1.6 times as often as a closed free hand; else by
+    each alike), which counts where a direct hit on the leader decides the rank.
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -518,6 +542,7 @@ class TableModel:
     ron_wall: bool = False  # with ron_share: the ron share by the wall (Hazards.ron_wall, README "Session 44")
     kan_dora: bool = False  # our kan's new dora in the opponents' wins too (after_kan, README "Session 46")
     red_fives: bool = False  # a five drawn later may be the unseen red (red_draws, README "Session 46")
+    ron_payer: bool = False  # our ron paid by each opponent at its share of our waits (ron_payers, README "Session 46")
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
@@ -694,7 +719,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
         p_end = 0.0
         fsm_p = float(np.clip(estimates.p_end, 0.02, 0.5))
     in_riichi = bool(state.riichi[me])
-    plain, riichi_pay = _win_payoffs(state, table, float(hazards.p_ippatsu), reds=model.red_fives)
+    plain, riichi_pay = _win_payoffs(state, table, float(hazards.p_ippatsu), reds=model.red_fives,
+                                     payers=ron_payers(hazards, me) if model.ron_payer else None)
     growth = locked_growth = 1.0
     if model.rising_deal_in and model.projected_deal_in:
         p_wait, ahead = np.asarray(estimates.p_wait)[opp] * rho[opp, None], hazards.p_tenpai_ahead[:, opp]
@@ -850,8 +876,12 @@ def after_kan(sit: Situation, state, opponent_classes: np.ndarray | None = None)
     """
     p = sit.params
     in_riichi = bool(state.riichi[state.seat])
+    # the riichi payoff's payers: the riichi option's, or in riichi the decision's own payoff's
+    riichi_payer = sit.params.riichi.payoff.payer if sit.params.riichi is not None else sit.params.payoff.payer
+    payers = None if sit.payoff.payer is None else np.vstack([sit.payoff.payer, riichi_payer])
     plain, riichi_pay = _win_payoffs(state, sit.table, 0.0 if in_riichi else sit.p_ippatsu, new_dora=1,
-                                     reds=bool(np.any(sit.payoff.red_rate > 0)))  # a red seen stays seen
+                                     reds=bool(np.any(sit.payoff.red_rate > 0)),  # a red seen stays seen
+                                     payers=payers)
     T = max(1, min(int(p.T), 1 + max(0, int(state.tiles_left) - 1) // 4))
     declare = can_declare_riichi(state)
     u_lose, u_other = p.u_lose, p.u_other

@@ -312,3 +312,24 @@ def test_red_fives_to_draw_in_the_win_payoffs(est):
     two = score_nb(hand13, melds_array([]), mjai_to_kind("5s"), True, 0, 0, 0, dm, 2, 0, 0, 0, 0)[3]
     assert base == score_nb(hand13, melds_array([]), mjai_to_kind("5s"), True, 0, 0, 0, dm, 1, 0, 0, 0, 0)[3]
     assert on.payoff.points(h14[None], tiles, True)[0] == pytest.approx((1 - rate[2]) * base + rate[2] * two)
+
+
+def test_after_kan_keeps_the_options_of_the_payoffs(est):
+    """The payoffs after our kan keep the decision's ``ron_payer`` weights (free and riichi)
+    and ``red_fives`` rates."""
+    from abstractions.situation import TableModel
+
+    rounds = [("9p", {1: "9m", 2: "9s", 3: "1p"})]
+    agent = agent_at(events_for("123m 456p 78s 55m NNN", rounds, riichi={2: 0}, last_draw="N"), est)
+    st = agent.state
+    sit = situation_of(st, est, model=TableModel(ron_payer=True, red_fives=True))
+    post = st.copy()
+    post.update(ankan("N"))
+    ks = after_kan(sit, post)
+    np.testing.assert_array_equal(ks.payoff.payer, sit.payoff.payer)
+    np.testing.assert_array_equal(ks.params.riichi.payoff.payer, sit.params.riichi.payoff.payer)
+    assert ks.payoff.payer[1] > ks.payoff.payer[0]  # seat 2, in riichi
+    np.testing.assert_array_equal(ks.payoff.red_rate, sit.payoff.red_rate)
+    assert ks.payoff.red_rate.all()
+    plain = after_kan(situation_of(st, est), post)
+    assert plain.payoff.payer is None and not plain.payoff.red_rate.any()

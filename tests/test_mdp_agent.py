@@ -1187,3 +1187,30 @@ def test_ron_wall_gives_psm_a_ron_share_a_turn(est):
     bare.hazard.ron_wall = None
     with pytest.raises(ModelFileError, match="ron_wall"):
         MdpAgent(estimators=bare, ron_wall=True)
+
+
+def test_ron_payer_weighs_a_direct_hit_on_the_leader(est):
+    """``ron_payer``, all-last, the leader (seat 1) in riichi: a 2,000-point ron paid by the
+    leader makes us first, by either other second (game over: the ranks are exact), and the
+    leader, throwing what it draws, pays our ron more often than the closed hands do
+    (``ron_share_by``), so the ron is worth more than with the three payers alike."""
+    from abstractions.situation import GRID, TableModel, ron_payers
+
+    ev = events_for("123m 456p 777s 34s 55m", [("9p", {1: "9m", 2: "9s", 3: "1p"})], riichi={1: 0},
+                    last_draw="N")
+    ev[1].update(kyoku=4, oya=3, scores=[27000, 31500, 20750, 20750])
+    st = agent_at(ev, est).state
+    alike, by = situation_of(st, est), situation_of(st, est, model=TableModel(ron_payer=True))
+    i = int(np.searchsorted(GRID, 2000.0))
+    assert GRID[i] == 2000.0
+    np.testing.assert_allclose(by.table.u_ron_grid_j[:, i], [-1.0, -2.0, -2.0])
+    hz = est.hazards(st, est.decision(st), np.arange(1, 3))
+    pay = ron_payers(hz, 0)
+    np.testing.assert_allclose(pay.sum(1), 1.0)
+    assert pay[0, 0] > pay[0, 1] == pay[0, 2] and pay[1, 0] > pay[0, 0]  # more so after our riichi
+    np.testing.assert_array_equal(by.payoff.payer, pay[0])
+    np.testing.assert_array_equal(by.params.riichi.payoff.payer, pay[1])
+    two = np.array([2000.0])
+    assert alike.table.u_win(two, False)[0] == pytest.approx(-5.0 / 3.0)
+    assert by.table.u_win(two, False, by.payoff.payer)[0] == pytest.approx(-(pay[0, 0] + 2 * (1 - pay[0, 0])))
+    assert by.table.u_win(two, True, by.payoff.payer)[0] == alike.table.u_win(two, True)[0]  # a tsumo: all pay
