@@ -26,8 +26,8 @@ winner's gain with honba and sticks. A hand without a yaku (or no winning shape)
 all zeros. The decomposition, and the reading of the winning tile, that pays most is used.
 
 Haitei/houtei, rinshan, chankan, tenhou/chiihou and nagashi are not recognised (the search
-does not model them); ippatsu, ura dora and the dora of a kan's indicator still to come
-enter as expectations in :func:`expected_score_nb`.
+does not model them); ippatsu, ura dora, the dora of a kan's indicator still to come and
+the red fives among copies still to be drawn enter as expectations in :func:`expected_score_nb`.
 """
 from __future__ import annotations
 
