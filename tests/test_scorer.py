@@ -489,7 +489,7 @@ def test_expected_score_over_red_fives_to_draw_equals_enumeration(riichi):
     from search.scorer import _all_counts4
 
     rng = np.random.default_rng(5)
-    hand = hand_counts("345m 55p 456s 678s 2p")
+    hand = hand_counts("345m 55p 456s 678s 22p")
     melds = melds_array([])
     win = mjai_to_kind("2p")
     dm = dora_mult([mjai_to_kind("9s")])
