@@ -56,7 +56,7 @@ from regressors.ron_wall import per_turn as ron_wall_per_turn
 from regressors.features import safe_kinds
 from regressors.hazard import wall_shares
 from search.retrograde import MAX_DRAW_SHARE
-from search.scorer import CHI, F_POINTS, PON, expected_score_nb, score_nb
+from search.scorer import F_POINTS, _all_counts4, expected_score_nb, score_nb
 
 #: Points grid of the win-payoff tables (100-point steps up to a double yakuman).
 GRID = np.arange(0, 96_100, 100, dtype=np.float64)
@@ -253,21 +253,6 @@ class RankTable:
 # --- the win-payoff callable (scorer -> points -> expected rank) ---------------------------
 
 @numba.njit(cache=True)
-def _kind_total(h, w, ms, k):
-    """Copies of kind ``k`` in a win: the concealed ``h`` (without the winning tile ``w``),
-    ``w`` and the melds ``ms``."""
-    total = h[k] + (1 if w == k else 0)
-    for j in range(ms.shape[0]):
-        t, lo = ms[j, 0], ms[j, 1]
-        if t == CHI:
-            if lo <= k <= lo + 2:
-                total += 1
-        elif lo == k:
-            total += 3 if t == PON else 4
-    return total
-
-
-@numba.njit(cache=True)
 def _points_nb(hands14, tiles, tsumo, melds, nmeld, seat_wind, round_wind, riichi, dmult, red_held, red_fixed,
                p_ippatsu, n_ura, unseen, n_new, five_now, red_rate):
     """Hand value (points) of each completed hand; NaN where it is no win (no yaku).
@@ -278,6 +263,7 @@ def _points_nb(hands14, tiles, tsumo, melds, nmeld, seat_wind, round_wind, riich
     m = hands14.shape[0]
     out = np.empty(m)
     red_p = np.zeros(3)
+    any_rate = red_rate.max() > 0.0
     for i in range(m):
         h = hands14[i].copy()
         w = tiles[i]
@@ -288,11 +274,12 @@ def _points_nb(hands14, tiles, tsumo, melds, nmeld, seat_wind, round_wind, riich
         h[w] -= 1
         ms = melds[i, :nmeld[i]]
         reds = False
-        for s in range(3):
-            red_p[s] = 0.0
-            if red_rate[s] > 0.0:
-                new = _kind_total(h, w, ms, 9 * s + 4) - five_now[s]
-                if new > 0:
+        red_p[:] = 0.0
+        if any_rate:
+            allc = _all_counts4(h, ms, w)  # the win's copies of each kind, melds included
+            for s in range(3):
+                new = allc[9 * s + 4] - five_now[s]
+                if red_rate[s] > 0.0 and new > 0:
                     red_p[s] = min(1.0, new * red_rate[s])
                     reds = True
         if riichi > 0 or n_new > 0 or reds:
