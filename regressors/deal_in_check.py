@@ -6,7 +6,8 @@ At every discard of the seats named ``--name`` (every seat without it) that were
 riichi, Eq. 20's ``P_L`` of the discarded kind (``Estimators.decision``) is summed against
 the discards that were ronned, by how many opponents were in riichi then (0, 1, 2+); and at
 every deal-in the win-value estimate of the hand that ronned (``win_value``, its expected
-points) against the points paid. ``P_L`` counts every discard of a tenpai hand's wait as a
+points) against the points paid, and the same split by whether the hand that ronned was in
+riichi. ``P_L`` counts every discard of a tenpai hand's wait as a
 ron; ``regressors.hazard.replay_rates`` says how many the records' hands really ron.
 """
 from __future__ import annotations
@@ -45,15 +46,22 @@ def check(paths: list[str], est: Estimators, name: str | None = None) -> dict:
                     cell[1] += int(ron)
                     cell[2] += 1
                     if ron:
-                        cost.append((float(d.win_value[nxt["actor"]]), -int(nxt["deltas"][s])))
+                        cost.append((float(d.win_value[nxt["actor"]]), -int(nxt["deltas"][s]),
+                                     int(view.riichi[nxt["actor"]])))
                 view.update(seat_view(e, s))
     if not sum(c[2] for c in by.values()):
         raise MahjongError(f"no discard of a seat named {name!r} in the records")
-    c = np.array(cost, dtype=float).reshape(-1, 2)
+    c = np.array(cost, dtype=float).reshape(-1, 3)
     return {"records": len(paths), "name": name,
             "by_riichi_opponents": {k: {"discards": n, "predicted": round(p, 1), "ronned": r}
                                     for k, (p, r, n) in by.items()},
-            "deal_ins": len(c), "win_value_predicted": round(float(c[:, 0].mean()), 0) if len(c) else None,
+            **_costs(c),
+            "by_ronner": {who: _costs(c[c[:, 2] == flag]) for who, flag in (("riichi", 1), ("not_riichi", 0))}}
+
+
+def _costs(c: np.ndarray) -> dict:
+    """Deal-ins, mean win-value estimate and mean points paid of rows ``(estimate, paid, ...)``."""
+    return {"deal_ins": len(c), "win_value_predicted": round(float(c[:, 0].mean()), 0) if len(c) else None,
             "points_paid": round(float(c[:, 1].mean()), 0) if len(c) else None}
 
 
@@ -79,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     for k, r in out["by_riichi_opponents"].items():
         print(f"  {k:>2} opponents in riichi: {r['discards']:7d} discards, P_L summed {r['predicted']:8.1f}, ronned {r['ronned']:5d}")
     print(f"  {out['deal_ins']} deal-ins: win value of the hand that ronned {out['win_value_predicted']}, paid {out['points_paid']}")
+    for who, r in out["by_ronner"].items():
+        print(f"    into a hand {who.replace('_', ' ')}: {r['deal_ins']} deal-ins, win value {r['win_value_predicted']}, paid {r['points_paid']}")
     return 0
 
 

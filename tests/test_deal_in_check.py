@@ -15,8 +15,9 @@ PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "
                                    / "mjlog").glob("*.xml"))
 
 
-def _rons(events: list[dict]) -> list[int]:
-    """The points paid at each ron on a discarder not in riichi, from the record."""
+def _rons(events: list[dict]) -> list[tuple[int, bool]]:
+    """The points paid at each ron on a discarder not in riichi, and whether the winner was in
+    riichi, from the record."""
     paid, riichi = [], set()
     for e in events:
         if e["type"] == "start_kyoku":
@@ -24,7 +25,7 @@ def _rons(events: list[dict]) -> list[int]:
         elif e["type"] == "reach_accepted":
             riichi.add(e["actor"])
         elif e["type"] == "hora" and e["actor"] != e["target"] and e["target"] not in riichi:
-            paid.append(-e["deltas"][e["target"]])
+            paid.append((-e["deltas"][e["target"]], e["actor"] in riichi))
     return paid
 
 
@@ -32,10 +33,15 @@ def test_every_ron_counted_once_with_the_points_paid(capsys):
     files = PHOENIX[:3]
     assert main(["--records", *files, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    paid = [x for f in files for x in _rons(read_events(f))]
+    rons = [x for f in files for x in _rons(read_events(f))]
+    paid = [p for p, _ in rons]
     cells = out["by_riichi_opponents"].values()
     assert sum(c["ronned"] for c in cells) == out["deal_ins"] == len(paid) > 5
     assert out["points_paid"] == round(sum(paid) / len(paid))
+    for who, flag in (("riichi", True), ("not_riichi", False)):  # split by the winner's riichi
+        mine = [p for p, r in rons if r == flag]
+        assert out["by_ronner"][who]["deal_ins"] == len(mine) > 0
+        assert out["by_ronner"][who]["points_paid"] == round(sum(mine) / len(mine))
     assert all(c["predicted"] > 0 for c in cells if c["discards"] > 50)
     assert 0.3 < sum(c["predicted"] for c in cells) / len(paid) < 3.0
     assert main(["--records", files[0], "--name", "nobody"]) == 2
