@@ -27,7 +27,7 @@ follows the game): the rows then estimate, decision by decision, what playing it
 decision would change, and their sum per game the first-order difference between the two
 players (the performance-difference lemma: the player's values, the alternative's choices).
 That sum adds a hand's correlated rows, so it is noisy: per game of audit it measured no
-more than a game of a paired match does, at several times its CPU (README, "Session 22").
+more than a game of a paired match does, at several times its CPU (docs/sessions.md, "Session 22").
 
 Both branches share the wall, so their difference is the decision's own effect on that deal:
 its mean over many decisions, ``alt - chosen`` (> 0: the other action was better), estimates

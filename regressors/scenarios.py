@@ -43,7 +43,7 @@ SCENARIOS = ("win", "lose", "other_win", "tenpai_washout", "noten_washout")
 #: regressions describe the hand after that discard passed. The wall enters three times
 #: (``tiles_left / 70``, its log and its square): a far hand's washout grows steeply in the
 #: last turns, which one linear term spread over the whole hand (the 2-shanten hands with
-#: under 30 tiles left expected another's win 0.11-0.14 too often, README "Session 16").
+#: under 30 tiles left expected another's win 0.11-0.14 too often, docs/sessions.md "Session 16").
 SCENARIO_FEATURES = ("wsm_p_win", "wsm_logit", "wsm_value", "tsm_p_tenpai", "tsm_logit", "fsm_p_lose",
                      "fsm_logit", "n_riichi", "sum_pt", "n_dahai", "tiles_left", "shanten", "melds",
                      "wall_log", "wall_sq")

@@ -1,4 +1,4 @@
-"""Probe (README "Session 39"): one seat name's riichi declarations in evaluate or self-play
+"""Probe (docs/sessions.md "Session 39"): one seat name's riichi declarations in evaluate or self-play
 logs, the locked hand's events PSM expects against the events that happened.
 
 For every declaration the player made, PSM's locked-state parameters (``RiichiParams.arrays``

@@ -1,4 +1,4 @@
-"""Probe (README "Session 44"): how fast PSM's closed early 1-shanten hands can go, and how fast
+"""Probe (docs/sessions.md "Session 44"): how fast PSM's closed early 1-shanten hands can go, and how fast
 its plan goes, one seat name's decisions in evaluate or self-play logs.
 
 At every own-turn decision of a closed 1-shanten hand with 60 or more tiles left (the cell
