@@ -49,7 +49,7 @@ import numba
 import numpy as np
 
 from abstractions.params import LaterRiichi, MDPParams, RiichiParams
-from game.errors import MahjongError
+from game.errors import MahjongError, ModelFileError
 from game.tiles import dora_from_indicator
 from regressors.discards import kind_weights
 from regressors.ron_wall import per_turn as ron_wall_per_turn
@@ -177,11 +177,16 @@ class RankTable:
     keeps the last one, so the decisions of a hand share it.
     """
 
-    def __init__(self, rank_model, ctx: HandContext, win_points: np.ndarray, p_other_tsumo: float):
+    def __init__(self, rank_model, ctx: HandContext, win_points: np.ndarray, p_other_tsumo: float,
+                 points_by_way: np.ndarray | None = None):
         """``p_other_tsumo``: the share of tsumo among the wins we do not pay (the rest: a
-        third player's ron)."""
+        third player's ron). ``points_by_way`` ([2, 4], ``Hazards.ron_points``): each seat's
+        win classes are worth this much by ron (row 0) and by tsumo (row 1) over their points
+        (None: as their points either way)."""
         self.ctx = ctx
         self.p_other_tsumo = float(p_other_tsumo)
+        self.points_by_way = None if points_by_way is None else np.asarray(points_by_way, dtype=np.float64)
+        f_ron, f_tsumo = (np.ones(4), np.ones(4)) if points_by_way is None else self.points_by_way
         me, dl, hb, ks = ctx.seat, ctx.dealer, ctx.honba, ctx.kyotaku
         self.rank_model = rank_model
         opp = [(me + k) % 4 for k in (1, 2, 3)]
@@ -200,14 +205,15 @@ class RankTable:
         self.u_lose_j = np.zeros((4, nc))
         self.u_other_j = np.zeros((4, nc))
         for j in opp:
-            pts = self.win_points[j]
+            ron_pts, tsumo_pts = self.win_points[j] * f_ron[j], self.win_points[j] * f_tsumo[j]
             rep = np.full(nc, j == dl)
             tk = np.ones(nc, bool)
-            self.u_lose_j[j] = -expected_ranks(rank_model, ctx, _ron_deltas(j, me, pts, hb, ks), renchan=rep,
+            self.u_lose_j[j] = -expected_ranks(rank_model, ctx, _ron_deltas(j, me, ron_pts, hb, ks), renchan=rep,
                                                sticks_taken=tk)
-            u_ts = -expected_ranks(rank_model, ctx, _tsumo_deltas(j, dl, pts, hb, ks), renchan=rep, sticks_taken=tk)
+            u_ts = -expected_ranks(rank_model, ctx, _tsumo_deltas(j, dl, tsumo_pts, hb, ks), renchan=rep,
+                                   sticks_taken=tk)
             thirds = [k for k in opp if k != j]
-            u_rk = np.mean([-expected_ranks(rank_model, ctx, _ron_deltas(j, k, pts, hb, ks), renchan=rep,
+            u_rk = np.mean([-expected_ranks(rank_model, ctx, _ron_deltas(j, k, ron_pts, hb, ks), renchan=rep,
                                             sticks_taken=tk) for k in thirds], axis=0)
             self.u_other_j[j] = self.p_other_tsumo * u_ts + (1 - self.p_other_tsumo) * u_rk
         # washout: every tenpai pattern of the 4 seats (16 rows), i's payoff per pattern
@@ -469,13 +475,13 @@ class TableModel:
     share, falling from 1 as the wall runs down (``Hazards.share_slope``), the others take up
     the rest (the others keep the tiles we need; overrides ``draw_share``; else late hands
     reached tenpai and won more often than they did: 1 shanten with 0-14 tiles left, tenpai
-    washout 0.243 predicted, 0.171 realised; README "Session 38"). ``pool_shrink`` (with
+    washout 0.243 predicted, 0.171 realised; docs/sessions.md "Session 38"). ``pool_shrink`` (with
     ``wall_share``): the completing draws of a tenpai state come over the pool of *that* draw
     (:func:`shrinking_pool`: the others' discards leave it while our waits, neither drawn nor
     ronned, stay), as ``wall_shares`` were measured (else over the root's pool: at the riichi
     declarations of 200 self-play games 154 tsumo expected where 184 happened, 181 with it;
     against cnn-bot 82 / 98, 97 with it; off: even in 2,000 report games against cnn-bot,
-    README "Session 39", "Session 40"). ``ron_by_discarder`` (with ``ron_share``): the share is each
+    docs/sessions.md "Session 39", "Session 40"). ``ron_by_discarder`` (with ``ron_share``): the share is each
     opponent's own by its class (``Hazards.ron_share_by``: one in riichi throws what it draws,
     a free closed hand holds back), the three discards of a turn at their mean (they carry
     the same ron chances, so the mean is exact for the ron; else one share for every table).
@@ -499,6 +505,13 @@ class TableModel:
     ``ron_payer``: our ron is paid by each opponent at its ``ron_share_by`` share of our waits
     (:func:`ron_payers`: one in riichi about 1.6 times as often as a closed free hand; else by
     each alike), which counts where a direct hit on the leader decides the rank.
+    ``ron_points``: an opponent's win classes are worth its class's share (in riichi, dama,
+    open) by ron and by tsumo (``Hazards.ron_points``, :mod:`regressors.ron_points`: at the
+    cnn-bot table a riichi's ron 0.91 of the mean of its wins, its tsumo 1.16) in the payoffs of
+    paying its ron (``U_L``) and of its tsumo or its ron on a third (``U_O``); else the win
+    model's mean either way, which overstates a deal-in (its mean counts the tsumo wins' menzen
+    tsumo han and their payment by all three). The world after a later riichi keeps the
+    opponent's present class.
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -513,7 +526,7 @@ class TableModel:
     rising_deal_in: bool = True
     three_discards: bool = True
     rising_fold: bool = True
-    ron_share: bool = True  # the wins near tenpai as the records say (README, "Calibration")
+    ron_share: bool = True  # the wins near tenpai as the records say (docs/strength_history.md)
     projected_deal_in: bool = True  # later deal-ins as the records say (README, "Strength")
     locked_growth: bool = False  # after riichi every later tenpai hand counts (README, "Strength")
     riichi_decay: bool = False  # a riichi's danger leaves the tiles the others pass
@@ -523,13 +536,14 @@ class TableModel:
     tenpai_other: bool = False  # another's win rarer while we are tenpai (Hazards.tenpai_other)
     draw_share: bool = False  # we draw our waits less often than their unseen share (Hazards.draw_share)
     ron_by_discarder: bool = False  # with ron_share: the share of each discarder's class (Hazards.ron_share_by)
-    wall_share: bool = True  # we draw our useful kinds less often as the wall runs down (README, "Session 38")
-    pool_shrink: bool = False  # with wall_share: our waits over the pool of each draw (README, "Session 39")
-    discard_mix: bool = True  # the others discard by tile class as the records say (Hazards.discards, README "Session 43", on since "Session 44")
-    ron_wall: bool = False  # with ron_share: the ron share by the wall (Hazards.ron_wall, README "Session 44")
-    kan_dora: bool = False  # our kan's new dora in the opponents' wins too (after_kan, README "Session 46")
-    red_fives: bool = False  # a five drawn later may be the unseen red (red_draws, README "Session 46")
-    ron_payer: bool = False  # our ron paid by each opponent at its share of our waits (ron_payers, README "Session 46")
+    wall_share: bool = True  # we draw our useful kinds less often as the wall runs down (docs/sessions.md, "Session 38")
+    pool_shrink: bool = False  # with wall_share: our waits over the pool of each draw (docs/sessions.md, "Session 39")
+    discard_mix: bool = True  # the others discard by tile class as the records say (Hazards.discards, docs/sessions.md "Session 43", on since "Session 44")
+    ron_wall: bool = False  # with ron_share: the ron share by the wall (Hazards.ron_wall, docs/sessions.md "Session 44")
+    kan_dora: bool = False  # our kan's new dora in the opponents' wins too (after_kan, docs/sessions.md "Session 46")
+    red_fives: bool = False  # a five drawn later may be the unseen red (red_draws, docs/sessions.md "Session 46")
+    ron_payer: bool = False  # our ron paid by each opponent at its share of our waits (ron_payers, docs/sessions.md "Session 46")
+    ron_points: bool = False  # the others' wins worth their class's share by ron and by tsumo (Hazards.ron_points, docs/sessions.md "Session 47")
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
@@ -539,7 +553,7 @@ class TableModel:
 #: development games against ``efficiency`` (``runs/dev_vseff``, every 3rd decision): at 1
 #: shanten PSM predicted 0.184 deal-ins with 1.0 and 0.122 with 0.5 where 0.145 happened
 #: (1/45-59 tiles: 0.175 / 0.116 / 0.134; all decisions 0.136 / 0.112 / 0.124); the share
-#: that matches, interpolated linearly between the two, is 0.65-0.75 (README, "Session 16").
+#: that matches, interpolated linearly between the two, is 0.65-0.75 (docs/sessions.md, "Session 16").
 LATER_DEAL_IN = 0.7
 #: The first player's model (every fix off).
 FIRST_TABLE_MODEL = TableModel(*[False] * len(TableModel.__dataclass_fields__))
@@ -633,6 +647,11 @@ def checked_riichi_danger(k) -> float:
     return k
 
 
+def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """Two optional arrays equal (both None, or equal values)."""
+    return (a is None) == (b is None) and (a is None or np.array_equal(a, b))
+
+
 def opponent_payoffs(table: RankTable, class_probs: np.ndarray, p_ron: np.ndarray, wt: np.ndarray,
                      me: int) -> tuple[np.ndarray, float, np.ndarray]:
     """Eq. 20's ``U_L(t)`` (the ron-chance-weighted mean over the opponents of the payoff of
@@ -670,9 +689,13 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     # a ron by j hits us one time in three: the tsumo share among the wins we do not pay
     pts = float(hazards.p_tsumo)
     p_other_tsumo = pts / (pts + (1.0 - pts) * 2.0 / 3.0)
+    by_way = hazards.ron_points if model.ron_points else None
+    if model.ron_points and by_way is None:
+        raise ModelFileError("ron_points needs a hazard file with the win points by ron and by tsumo "
+                             "(python -m regressors.ron_points --records GLOB --write FILE)")
     if table is None or table.ctx != ctx or not np.array_equal(table.win_points, estimates.win_class_points) \
-            or table.p_other_tsumo != p_other_tsumo:
-        table = RankTable(rank_model, ctx, estimates.win_class_points, p_other_tsumo)
+            or table.p_other_tsumo != p_other_tsumo or not _same(table.points_by_way, by_way):
+        table = RankTable(rank_model, ctx, estimates.win_class_points, p_other_tsumo, by_way)
     p_ron = np.clip(np.asarray(estimates.p_ron, dtype=np.float64), 0.0, 1.0)
     p_lose = np.clip(np.asarray(estimates.p_lose, dtype=np.float64), 0.0, 1.0)
     rho = np.ones(4)

@@ -38,7 +38,9 @@ player throws what it draws, a free closed hand holds back (:func:`ron_share_by_
 ``discards`` (in files fitted since session 43) says what the opponents discard: the weight of
 each tile class by the wall against random picks among their unseen tiles
 (:mod:`regressors.discards`). ``ron_wall`` (since session 44) splits ``ron_scale`` and
-``ron_scale_riichi`` by the tiles left (:mod:`regressors.ron_wall`).
+``ron_scale_riichi`` by the tiles left (:mod:`regressors.ron_wall`). ``ron_points`` (since
+session 47) says what a win is worth by ron and by tsumo over the win-value model's mean, by
+the winner's class (:mod:`regressors.ron_points`).
 """
 from __future__ import annotations
 
@@ -50,6 +52,7 @@ from game.errors import ModelFileError
 from regressors.base import LogReg, load_json, save_json
 from regressors.discards import check as check_discards, fit as fit_discards
 from regressors.ron_wall import check as check_ron_wall, fit as fit_ron_wall
+from regressors.ron_points import check as check_ron_points, fit as fit_ron_points
 
 KIND = "hazard"
 
@@ -59,14 +62,14 @@ KIND = "hazard"
 WALL_BINS = (4, 10, 20, 30, 40, 50)
 #: Bands of the interval ``q`` (session 33): with ``q`` as one linear term the hazard was off by
 #: the interval on held-out self-play (observed / predicted other wins 0.88 at ``q`` = 1, 1.10 at
-#: 5-7, 0.87 at 12+; with the bands 0.96-1.05; README, "Session 33").
+#: 5-7, 0.87 at 12+; with the bands 0.96-1.05; docs/sessions.md, "Session 33").
 Q_BAND_FEATURES = ("q_eq_1", "q_eq_2", "q_3_to_4", "q_ge_12", "q_ge_12_x_tiles_left_then")
 HAZARD_FEATURES = ("tiles_left_then", *(f"tiles_left_then_lt_{b}" for b in WALL_BINS), "turns_ahead",
                    "riichi_others", "sum_pt", "max_pt", "any_open_pt", "own_riichi_then", "sum_pt_x_late",
                    "riichi_x_turns", *Q_BAND_FEATURES)
 #: The features of hazard files fitted before the bands (their leading columns): such a file
 #: still loads and reads those columns only (every shipped file: the bands played no better
-#: in games, README "Session 33", and some of their records are gone).
+#: in games, docs/sessions.md "Session 33", and some of their records are gone).
 HAZARD_FEATURES_LINEAR_Q = HAZARD_FEATURES[:-len(Q_BAND_FEATURES)]
 END_TENPAI_FEATURES = ("pt", "riichi", "open", "tiles_left", "pt_x_tiles_left")
 #: Bins of the turns ahead (lower bounds) of the tenpai projection.
@@ -239,6 +242,7 @@ class HazardModel:
         self.ron_share_by = {o: {c: 1.0 for c in WAIT_CLASSES} for o in OWN_CLASSES}
         self.discards: dict | None = None  # regressors.discards.fit: the opponents' discard weights
         self.ron_wall: dict | None = None  # regressors.ron_wall.fit: the ron shares by the wall
+        self.ron_points: dict | None = None  # regressors.ron_points.fit: a ron's and a tsumo's worth
 
     def fit(self, arr: dict, pt: np.ndarray) -> "HazardModel":
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
@@ -257,6 +261,7 @@ class HazardModel:
         self.tenpai_other = tenpai_other_ratio(self, arr, pt)
         self.discards = fit_discards(arr)
         self.ron_wall = fit_ron_wall(arr)
+        self.ron_points = fit_ron_points(arr)
         return self
 
     def p_other(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray,
@@ -302,7 +307,8 @@ class HazardModel:
                           "draw_share": self.draw_share, "share_slope": list(self.share_slope),
                           "ron_share_by": self.ron_share_by,
                           **({"discards": self.discards} if self.discards is not None else {}),
-                          **({"ron_wall": self.ron_wall} if self.ron_wall is not None else {})}, path, KIND)
+                          **({"ron_wall": self.ron_wall} if self.ron_wall is not None else {}),
+                          **({"ron_points": self.ron_points} if self.ron_points is not None else {})}, path, KIND)
 
     @classmethod
     def load(cls, path) -> "HazardModel":
@@ -332,6 +338,8 @@ class HazardModel:
                 m.discards = check_discards(d["discards"], str(path))
             if "ron_wall" in d:
                 m.ron_wall = check_ron_wall(d["ron_wall"], str(path))
+            if "ron_points" in d:
+                m.ron_points = check_ron_points(d["ron_points"], str(path))
         except (KeyError, TypeError, ValueError) as err:
             raise ModelFileError(f"{path}: the hazard model lacks or garbles {err}; retrain it") from None
         return m

@@ -1189,6 +1189,36 @@ def test_ron_wall_gives_psm_a_ron_share_a_turn(est):
         MdpAgent(estimators=bare, ron_wall=True)
 
 
+def test_ron_points_pays_a_deal_in_into_a_riichi_at_its_ron_worth(est):
+    """``ron_points``: each opponent's win classes are worth its class's ron factor when we pay
+    its ron and its tsumo factor when it tsumo (the hazard file's ``ron_points``): the payoffs
+    are those of a plain table on the scaled points, and a deal-in into the riichi (ron worth
+    under its wins' mean) costs less than with the mean."""
+    from abstractions.situation import RankTable, TableModel
+    from game.errors import ModelFileError
+    from regressors import ron_points
+
+    ev = events_for("123m 456p 789s 34s 55m", [("9p", {1: "9m", 2: "9s", 3: "1p"})], riichi={1: 0},
+                    last_draw="N")
+    st = agent_at(ev, est).state
+    plain, by = situation_of(st, est), situation_of(st, est, model=TableModel(ron_points=True))
+    f_ron, f_tsumo = ron_points.factors(est.hazard.ron_points, st.riichi, [False] * 4)
+    np.testing.assert_array_equal(by.table.points_by_way, [f_ron, f_tsumo])
+    t = plain.table
+    ron_only = RankTable(t.rank_model, t.ctx, t.win_points * f_ron[:, None], t.p_other_tsumo)
+    np.testing.assert_allclose(by.table.u_lose_j[1:], ron_only.u_lose_j[1:])
+    both = RankTable(t.rank_model, t.ctx, t.win_points * f_ron[:, None], t.p_other_tsumo,
+                     np.stack([np.ones(4), f_tsumo / f_ron]))
+    np.testing.assert_allclose(by.table.u_other_j[1:], both.u_other_j[1:])
+    assert f_ron[1] < 1.0 and by.table.u_lose_j[1].mean() > t.u_lose_j[1].mean()
+    assert make_agent("mdp:ron_points=1").model.ron_points
+    bare = Estimators.default()
+    bare.hazard = copy.copy(bare.hazard)
+    bare.hazard.ron_points = None
+    with pytest.raises(ModelFileError, match="ron_points"):
+        MdpAgent(estimators=bare, ron_points=True)
+
+
 def test_ron_payer_weighs_a_direct_hit_on_the_leader(est):
     """``ron_payer``, all-last, the leader (seat 1) in riichi: a 2,000-point ron paid by the
     leader makes us first, by either other second (game over: the ranks are exact), and the

@@ -98,7 +98,7 @@ CALL_STATES = 20_000
 #: 400 development games (seed 20261301); ordered by tile efficiency instead (3e-4), the
 #: player agreed more with the phoenix players and lost in games (README, "Strength"). It
 #: orders 26 % of the decisions (55 % of Method 2's); off (``tie=0``), the player finished
-#: 0.09 +- 0.03 rank worse against cnn-bot on 2,000 report games (README, "Session 41").
+#: 0.09 +- 0.03 rank worse against cnn-bot on 2,000 report games (docs/sessions.md, "Session 41").
 TIE = 0.003
 TIE_SHANTEN = 2
 #: What orders the near-ties (``tie_by``): cnn-bot's discard net or the efficiency agent's keys.
@@ -123,7 +123,7 @@ FAR_BY = "efficiency"
 #: (genbutsu, suji, visible counts; ``player/agents/safety.py``). Such folds are rare (0.06 a
 #: seat a game): of 95 in 400 development games (seed 20261526, all seats) and 68 in the 42
 #: phoenix games, the two differ in 22 and 25, and by the riichi players' true waits the
-#: heuristics' discards would have dealt in twice, FSM's once (README, "Session 37").
+#: heuristics' discards would have dealt in twice, FSM's once (docs/sessions.md, "Session 37").
 FAR_FOLDS = ("fsm", "efficiency")
 FAR_FOLD = "fsm"
 #: Own-turn graphs of far hands: ``d`` of a 3-shanten root (``search.hand_graph``'s default
@@ -131,7 +131,7 @@ FAR_FOLD = "fsm"
 #: (the graph's default 5,000 cuts ``d = 3`` to 2 in about half of them); 3-shanten roots keep
 #: the graph's budget of 50,000 states. ``d3=4, states2=20000`` agrees more with the phoenix
 #: players and was not stronger in games (README, "Strength"), at 2.5 times the CPU; nor with
-#: Method 2's regressions refitted on its own features (README, "Session 34").
+#: Method 2's regressions refitted on its own features (docs/sessions.md, "Session 34").
 D3 = 3
 STATES2 = 5_000
 #: Own-turn graphs of near hands: ``d`` of a tenpai and of a 1-shanten root and ``m`` of a
@@ -165,7 +165,7 @@ DEAL_IN = "lr"
 DEAL_IN_CNN = Path(__file__).resolve().parents[2] / "cnn" / "models" / "estimators.pt"
 #: Estimators fitted at one table (``regressors/models/tables/<opponent>``, the opponent's
 #: agent name): the records of games against three of that opponent, so that its tenpai,
-#: waits, pace and win values are the ones the player meets (README, "Session 23").
+#: waits, pace and win values are the ones the player meets (docs/sessions.md, "Session 23").
 TABLES_DIR = Path(__file__).resolve().parents[2] / "regressors" / "models" / "tables"
 TABLE_OPPONENTS = ("cnn-bot", "mdp")
 #: Which estimators a game is played with (``table``): the shipped ones fitted on a mixture
@@ -173,9 +173,9 @@ TABLE_OPPONENTS = ("cnn-bot", "mdp")
 #: ``start_game`` are one of :data:`TABLE_OPPONENTS`, else the mixture's; or one table's
 #: always. ``auto`` against cnn-bot: 0.125 +- 0.050 rank better on 400 development games
 #: (seed 20261511), then 0.066 +- 0.028 worse on the 1,000 report games of seed 20261317
-#: (README, "Session 23"): not the default. The ``mdp`` table (400 games of the default's
+#: (docs/sessions.md, "Session 23"): not the default. The ``mdp`` table (400 games of the default's
 #: self-play) predicts fresh self-play's endings a little closer (the same 14 of 17 cells
-#: within 0.05 as the mixture's; README, "Session 31"): an option too.
+#: within 0.05 as the mixture's; docs/sessions.md, "Session 31"): an option too.
 TABLE_CHOICES = ("auto", "mixed", *TABLE_OPPONENTS)
 TABLE = "mixed"
 #: Eq. 1's final-rank model (``rank_file``): the hands left played out from the recorded hands
@@ -184,7 +184,7 @@ TABLE = "mixed"
 #: 1.1591 on 400 self-play games and 1.2058 / 1.2284 on the 42 phoenix games; on 1,200
 #: development games against cnn-bot (seeds 20261527-20261529) 0.018 +- 0.027 rank better,
 #: each of the three sets the same way, and on the 1,000 report games of seed 20261320
-#: 0.022 +- 0.030 (README, "Session 36").
+#: 0.022 +- 0.030 (docs/sessions.md, "Session 36").
 RANK_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "rank_sim.json"
 RANK_ESTIMATORS = "estimators"
 
@@ -380,6 +380,9 @@ class MdpAgent(Agent):
         if self.model.ron_wall and any(e.hazard.ron_wall is None for e in (self._mixed, *self._tables.values())):
             raise ModelFileError("ron_wall needs a hazard file with the ron shares by the wall "
                                  "(python -m regressors.ron_wall --records GLOB --write FILE)")
+        if self.model.ron_points and any(e.hazard.ron_points is None for e in (self._mixed, *self._tables.values())):
+            raise ModelFileError("ron_points needs a hazard file with the win points by ron and by tsumo "
+                                 "(python -m regressors.ron_points --records GLOB --write FILE)")
         if self.model.ron_wall and (self.model.ron_by_discarder or not self.model.ron_share):
             raise MahjongError("ron_wall splits ron_share's one share by the wall: it needs ron_share=1 "
                                "and ron_by_discarder=0")
