@@ -26,7 +26,7 @@ from regressors.datasets import N_POINT_CLASSES, Dataset, load_or_build
 from regressors.deal_in import UnseenBaseline, dataset_deal_in
 from regressors.estimators import DEFAULT_DIR, Estimators
 from regressors.hand_end import dataset_context
-from regressors.hazard import end_tenpai_rows, expand_intervals, hazard_interval, tenpai_ahead_rows
+from regressors.hazard import HAZARD_FEATURES, end_tenpai_rows, expand_intervals, hazard_interval, tenpai_ahead_rows
 
 EPS = 1e-6
 BASELINE_KIND = "baselines"
@@ -165,16 +165,20 @@ def evaluate(est: Estimators, ds: Dataset, base: dict, extra_rows: ExtraRows | N
 #: live-wall tiles left in them, as inclusive (low, high) pairs.
 Q_BANDS = ((1, 1), (2, 2), (3, 4), (5, 7), (8, 11), (12, 99))
 WALL_BANDS = ((45, 70), (30, 44), (15, 29), (5, 14), (0, 4))
+#: The others in riichi at the decision.
+RIICHI_BANDS = ((0, 0), (1, 1), (2, 3))
 
 
 def hazard_by_interval(X: np.ndarray, y: np.ndarray, p: np.ndarray) -> dict[str, dict[str, dict]]:
     """Another's win observed and predicted by the hazard (``P_O``) over its interval rows
-    ``X`` (:func:`regressors.hazard.hazard_features`), by the interval ``q`` and by the tiles
-    left then: a hazard fitted on every interval at once can be right on the whole and off
-    by turn."""
+    ``X`` (:func:`regressors.hazard.hazard_features`), by the interval ``q``, by the tiles
+    left then and by the others in riichi at the decision: a hazard fitted on every interval
+    at once can be right on the whole and off by turn, or facing a riichi."""
     q, wall = hazard_interval(X)
+    riichi = np.rint(X[:, HAZARD_FEATURES.index("riichi_others")]).astype(int)
     out: dict[str, dict[str, dict]] = {}
-    for axis, (values, bands) in {"q": (q, Q_BANDS), "tiles_left_then": (wall, WALL_BANDS)}.items():
+    for axis, (values, bands) in {"q": (q, Q_BANDS), "tiles_left_then": (wall, WALL_BANDS),
+                                  "riichi_others": (riichi, RIICHI_BANDS)}.items():
         out[axis] = {}
         for lo, hi in bands:
             sel = (values >= lo) & (values <= hi)

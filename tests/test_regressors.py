@@ -399,7 +399,7 @@ def test_train_and_report_clis(tmp_path, capsys):
         assert {"log_loss", "baseline_log_loss", "brier", "auc"} <= set(res[name])
     assert res["final_rank"]["auc"] is None and 0.5 <= res["tenpai"]["auc"] <= 1
     # the hazard's rows by interval and by the wall: each axis splits all of them
-    for axis in ("q", "tiles_left_then"):
+    for axis in ("q", "tiles_left_then", "riichi_others"):
         bands = res["hazard_by_interval"][axis]
         assert sum(b["n"] for b in bands.values()) == res["hazard"]["n"]
     assert sum(b["observed"] for b in res["hazard_by_interval"]["q"].values()) == \
@@ -429,13 +429,14 @@ def test_train_and_report_clis(tmp_path, capsys):
 
 def test_hazard_bands_count_each_interval_row_once():
     """Five interval rows by hand: q 1, 1, 2, 6 and 13 with 60, 60, 56, 40 and 3 tiles left
-    then; observed wins in the first and the last; each predicted at 0.1."""
+    then, 0, 1, 0, 2 and 0 others in riichi; observed wins in the first and the last; each
+    predicted at 0.1."""
     from regressors.hazard import hazard_features
     from regressors.report import hazard_by_interval
 
     q = np.array([1, 1, 2, 6, 13])
     now = np.array([60, 60, 60, 60, 51])
-    X = hazard_features(now, q, np.zeros(5), np.zeros((5, 3)), np.zeros(5), np.zeros(5))
+    X = hazard_features(now, q, np.array([0, 1, 0, 2, 0]), np.zeros((5, 3)), np.zeros(5), np.zeros(5))
     out = hazard_by_interval(X, np.array([1, 0, 0, 0, 1]), np.full(5, 0.1))
     assert {k: v["n"] for k, v in out["q"].items()} == {"1": 2, "2": 1, "3-4": 0, "5-7": 1, "8-11": 0, "12-99": 1}
     assert out["q"]["1"] == {"n": 2, "observed": 1, "predicted": 0.2, "ratio": 5.0}
@@ -443,6 +444,9 @@ def test_hazard_bands_count_each_interval_row_once():
     assert {k: v["n"] for k, v in out["tiles_left_then"].items()} == \
         {"45-70": 3, "30-44": 1, "15-29": 0, "5-14": 0, "0-4": 1}
     assert out["tiles_left_then"]["0-4"]["observed"] == 1
+    assert out["riichi_others"] == {"0": {"n": 3, "observed": 2, "predicted": 0.3, "ratio": 6.667},
+                                    "1": {"n": 1, "observed": 0, "predicted": 0.1, "ratio": 0.0},
+                                    "2-3": {"n": 1, "observed": 0, "predicted": 0.1, "ratio": 0.0}}
 
 
 def _one_error(capsys) -> str:
