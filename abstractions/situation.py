@@ -52,8 +52,9 @@ from abstractions.params import LaterRiichi, MDPParams, RiichiParams
 from game.errors import MahjongError, ModelFileError
 from game.tiles import dora_from_indicator
 from regressors.discards import kind_weights
+from regressors.ron_points import factors as ron_points_factors
 from regressors.ron_wall import per_turn as ron_wall_per_turn
-from regressors.features import safe_kinds
+from regressors.features import n_takes, safe_kinds
 from regressors.hazard import wall_shares
 from search.retrograde import MAX_DRAW_SHARE
 from search.scorer import F_POINTS, _all_counts4, expected_score_nb, score_nb
@@ -180,7 +181,7 @@ class RankTable:
     def __init__(self, rank_model, ctx: HandContext, win_points: np.ndarray, p_other_tsumo: float,
                  points_by_way: np.ndarray | None = None):
         """``p_other_tsumo``: the share of tsumo among the wins we do not pay (the rest: a
-        third player's ron). ``points_by_way`` ([2, 4], ``Hazards.ron_points``): each seat's
+        third player's ron). ``points_by_way`` ([2, 4], :func:`points_by_way`): each seat's
         win classes are worth this much by ron (row 0) and by tsumo (row 1) over their points
         (None: as their points either way)."""
         self.ctx = ctx
@@ -647,6 +648,16 @@ def checked_riichi_danger(k) -> float:
     return k
 
 
+def points_by_way(state, hazards) -> np.ndarray:
+    """``ron_points``: [2, 4] each seat's win worth by ron (row 0) and by tsumo (row 1) over the
+    win model's mean, by its class now (in riichi, dama, open; ``Hazards.ron_points``)."""
+    if hazards.ron_points is None:
+        raise ModelFileError("ron_points needs a hazard file with the win points by ron and by tsumo "
+                             "(python -m regressors.ron_points --records GLOB --write FILE)")
+    return np.stack(ron_points_factors(hazards.ron_points, [state.riichi[j] for j in range(4)],
+                                       [n_takes(state.melds[j]) > 0 for j in range(4)]))
+
+
 def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
     """Two optional arrays equal (both None, or equal values)."""
     return (a is None) == (b is None) and (a is None or np.array_equal(a, b))
@@ -689,10 +700,7 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
     # a ron by j hits us one time in three: the tsumo share among the wins we do not pay
     pts = float(hazards.p_tsumo)
     p_other_tsumo = pts / (pts + (1.0 - pts) * 2.0 / 3.0)
-    by_way = hazards.ron_points if model.ron_points else None
-    if model.ron_points and by_way is None:
-        raise ModelFileError("ron_points needs a hazard file with the win points by ron and by tsumo "
-                             "(python -m regressors.ron_points --records GLOB --write FILE)")
+    by_way = points_by_way(state, hazards) if model.ron_points else None
     if table is None or table.ctx != ctx or not np.array_equal(table.win_points, estimates.win_class_points) \
             or table.p_other_tsumo != p_other_tsumo or not _same(table.points_by_way, by_way):
         table = RankTable(rank_model, ctx, estimates.win_class_points, p_other_tsumo, by_way)

@@ -94,7 +94,7 @@ class Hazards:
     share_slope: tuple          # our useful draws' share falls by this as the wall runs down (tenpai, 1, 2, 3+ shanten)
     discards: dict | None = None  # the opponents' discard weights by tile class (regressors.discards), if fitted
     ron_wall: dict | None = None  # the ron shares by the tiles left (regressors.ron_wall), if fitted
-    ron_points: np.ndarray | None = None  # [2, 4] each seat's win worth by ron, by tsumo over the mean (regressors.ron_points), if fitted
+    ron_points: dict | None = None  # a win's worth by ron and by tsumo by the winner's class (regressors.ron_points), if fitted
     # a riichi declared now by seat j (``hazards(..., facing=True)`` only; else None)
     p_other_facing: np.ndarray | None = None         # [4, len(q)] p_other were seat j in riichi now
     p_other_facing_riichi: np.ndarray | None = None  # the same with us in riichi too
@@ -166,17 +166,6 @@ class Estimators:
             out[j] = self.win_value.value_with_new_dora(view, j, new)
         return out
 
-    def _points_by_way(self, view) -> np.ndarray | None:
-        """[2, 4] each seat's win worth by ron and by tsumo over the win model's mean, by its
-        class now (``regressors.ron_points``); None when the hazard file has no such fit."""
-        from regressors.features import n_takes
-        from regressors.ron_points import factors
-
-        if self.hazard.ron_points is None:
-            return None
-        return np.stack(factors(self.hazard.ron_points, [view.riichi[j] for j in range(4)],
-                                [n_takes(view.melds[j]) > 0 for j in range(4)]))
-
     def hazards(self, view, d: DecisionEstimates, q: np.ndarray, *, facing: bool = False) -> Hazards:
         """Per-interval endings for ``view``'s seat (``q = 1``: after the discard made now).
         ``facing``: also the table were an opponent to declare riichi now (the hazards, its
@@ -200,7 +189,7 @@ class Estimators:
                       np.array([hz.ron_given_wait[wait_class(view, j)] for j in range(4)]), hz.tenpai_other,
                       hz.draw_share, np.array([[hz.ron_share_by[o][wait_class(view, j)] if j != me else 0.0
                                                 for j in range(4)] for o in OWN_CLASSES]), hz.share_slope,
-                      hz.discards, hz.ron_wall, self._points_by_way(view))
+                      hz.discards, hz.ron_wall, hz.ron_points)
         if facing:
             p_o = np.zeros((2, 4, len(q)))
             classes = np.zeros_like(d.win_class_probs)

@@ -48,13 +48,15 @@ def fit(arr: dict) -> dict:
     for c in range(len(CLASSES)):
         m = cls == c
         rons, tsumos = int((m & ~tsumo).sum()), int((m & tsumo).sum())
-        if rons < 5 or tsumos < 5:  # too few to say: as the model's mean
-            out["ron"].append(1.0), out["tsumo"].append(1.0)
-        else:
+        ron = tsu = 1.0  # too few to say: as the model's mean
+        if rons >= 5 and tsumos >= 5:
             mean = pts[m].mean()
-            out["ron"].append(round(float(pts[m & ~tsumo].mean() / mean), 4))
-            out["tsumo"].append(round(float(pts[m & tsumo].mean() / mean), 4))
-        out["rons"].append(rons), out["tsumos"].append(tsumos)
+            ron = round(float(pts[m & ~tsumo].mean() / mean), 4)
+            tsu = round(float(pts[m & tsumo].mean() / mean), 4)
+        out["ron"].append(ron)
+        out["tsumo"].append(tsu)
+        out["rons"].append(rons)
+        out["tsumos"].append(tsumos)
     return out
 
 
