@@ -314,7 +314,7 @@ def test_agent_options_from_the_name():
     assert (b.d3, b.states2, b.d0, b.d1, b.m1) == (4, 20000, 3, 3, 2)
     for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1", "mdp:d3=2", "mdp:states2=0",
                 "mdp:d1=1", "mdp:d0=6", "mdp:m1=0", "mdp:far=1", "mdp:far=6", "mdp:m2_from=0",
-                "mdp:m2_from=3", "mdp:riichi_danger=-1"):
+                "mdp:m2_from=3", "mdp:riichi_danger=-1", "mdp:call_bonus=0.5"):
         with pytest.raises(MahjongError):
             make_agent(bad)
 
@@ -396,6 +396,24 @@ def test_a_yakuhai_pon_at_three_shanten_is_valued_and_taken(est):
     assert choice["type"] == "pon", agent.explain()
     win = OUTCOMES.index("win")
     assert agent.last_endings[0][win] > agent.last_endings[1][win]
+
+
+def test_call_bonus_moves_the_call_threshold_by_itself_and_leaves_the_values(est):
+    """``call_bonus=b`` takes the pon of the yakuhai case above exactly when its value + b beats
+    the pass's; the values the agent shows stay the MDP's."""
+    ev = events_for("123m 58p 469s 19s CC E", [("W", {1: "9m", 2: "9s", 3: "1p"})])
+    ev += [{"type": "tsumo", "actor": 0, "pai": "S"}, {"type": "dahai", "actor": 0, "pai": "S", "tsumogiri": True},
+           {"type": "tsumo", "actor": 1, "pai": "?"}, {"type": "dahai", "actor": 1, "pai": "C", "tsumogiri": False}]
+    legal = [{"type": "pon", "actor": 0, "target": 1, "pai": "C", "consumed": ["C", "C"]}, {"type": "none"}]
+    plain = agent_at(ev, est)
+    plain.act(legal)
+    (_, pon), (_, pass_) = plain.last_values
+    gap = pon - pass_
+    assert gap > 0.0, plain.explain()
+    for bonus, taken in ((-gap + 1e-6, "pon"), (-gap - 1e-6, "none")):
+        agent = agent_at(ev, est, call_bonus=bonus)
+        assert agent.act(legal)["type"] == taken, agent.explain()
+        assert agent.last_values == plain.last_values
 
 
 def replay_seat(seat: int, *agents):
