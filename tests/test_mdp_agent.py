@@ -266,9 +266,9 @@ def test_full_games_are_legal(est, seed, seat):
 
 # --- the endings of the hand (issue: true endings) ---------------------------------------
 
-def _early_tenpai(est):
+def _early_tenpai(est, **options):
     ev = events_for("123m 456p 777s 34s 55m", [("9p", {1: "9m", 2: "9s", 3: "1p"})], last_draw="N")
-    return agent_at(ev, est)
+    return agent_at(ev, est, **options)
 
 
 def test_a_2000_point_ron_beats_an_early_tenpai_washout(est):
@@ -302,6 +302,22 @@ def test_declares_riichi_on_an_early_tenpai_without_yaku(est):
     agent = _early_tenpai(est)
     choice = agent.act(discard_legal(agent, reach=True))
     assert choice["type"] == "reach", agent.explain()
+
+
+def test_riichi_bonus_moves_the_riichi_threshold_by_itself(est):
+    """``riichi_bonus=b`` declares on the early tenpai above exactly when riichi's value + b
+    beats the best plain discard's; the values shown stay the MDP's."""
+    plain = _early_tenpai(est)
+    plain.act(discard_legal(plain, reach=True))
+    reach = next(v for a, v in plain.last_values if a["type"] == "reach")
+    dama = max(v for a, v in plain.last_values if a["type"] == "dahai" and v is not None)
+    gap = reach - dama
+    assert 0.0 < gap < 0.1, plain.explain()
+    for bonus, declared in ((-gap + 1e-6, True), (-gap - 1e-6, False)):
+        agent = _early_tenpai(est, riichi_bonus=bonus)
+        choice = agent.act(discard_legal(agent, reach=True))
+        assert (choice["type"] == "reach") == declared, agent.explain()
+        assert agent.last_values == plain.last_values
 
 
 def test_agent_options_from_the_name():

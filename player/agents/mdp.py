@@ -108,7 +108,7 @@ TIE_ORDERS = ("cnn", "efficiency")
 #: DAgger, ``cnn/README.md``); the player keeps this one, so that a new opponent does not
 #: change the player unmeasured.
 TIE_NET = Path(__file__).resolve().parents[2] / "cnn" / "models" / "mdp_ties"
-#: The values ``call_bonus`` may take (expected rank; a call's whole value is at most a few tenths).
+#: The values ``call_bonus`` and ``riichi_bonus`` may take (expected rank; a call's whole value is at most a few tenths).
 CALL_BONUS_RANGE = (-0.1, 0.1)
 TIE_BY = "cnn"
 #: What plays the own-turn discards of hands at :data:`MAX_SHANTEN` or more (``far_by``), out
@@ -253,7 +253,7 @@ class MdpAgent(Agent):
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
                  scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
                  scenarios1_file: str | None = None, riichi_danger: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
-                 call_bonus: float = 0.0,
+                 call_bonus: float = 0.0, riichi_bonus: float = 0.0,
                  deal_in: str = DEAL_IN, deal_in_file: str | None = None, table: str = TABLE,
                  rank_file: str = str(RANK_FILE), **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
@@ -290,7 +290,8 @@ class MdpAgent(Agent):
         (``player.calibration`` compares them with what happened); ``call_bonus``: expected rank
         added to every chi / pon at the choice (:data:`CALL_BONUS_RANGE`; the values shown stay
         the MDP's): the rollout audit of session 22 found calls worth more against a pass than
-        their values say (docs/sessions.md "Session 22", "Session 48")."""
+        their values say (docs/sessions.md "Session 22", "Session 48"); ``riichi_bonus``: the same for a
+        riichi declaration."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if table not in TABLE_CHOICES:
             raise MahjongError(f"table must be one of {TABLE_CHOICES}, got {table!r}")
@@ -365,9 +366,10 @@ class MdpAgent(Agent):
                 self._scenarios1 = ScenarioModel.load(SHANTEN1_PATH if scenarios1_file is None else scenarios1_file)
         self._scenarios = scenarios
         self.riichi_danger = checked_riichi_danger(riichi_danger)  # a bad value fails here, not in play
-        if not CALL_BONUS_RANGE[0] <= float(call_bonus) <= CALL_BONUS_RANGE[1]:
-            raise MahjongError(f"call_bonus must be in {CALL_BONUS_RANGE}, got {call_bonus}")
-        self.call_bonus = float(call_bonus)
+        for name, b in (("call_bonus", call_bonus), ("riichi_bonus", riichi_bonus)):
+            if not CALL_BONUS_RANGE[0] <= float(b) <= CALL_BONUS_RANGE[1]:
+                raise MahjongError(f"{name} must be in {CALL_BONUS_RANGE}, got {b}")
+        self._bonus = {"chi": float(call_bonus), "pon": float(call_bonus), "reach": float(riichi_bonus)}
         if deal_in not in DEAL_IN_SOURCES:
             raise MahjongError(f"deal_in must be one of {DEAL_IN_SOURCES}, got {deal_in!r}")
         self._ron_model = None
@@ -379,7 +381,7 @@ class MdpAgent(Agent):
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, far_by, far_fold, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
-                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, call_bonus, deal_in, deal_in_file, table, rank_file, "
+                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, call_bonus, riichi_bonus, deal_in, deal_in_file, table, rank_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -844,7 +846,7 @@ class MdpAgent(Agent):
         for a, v in values:
             if v is None or v != v:
                 continue
-            score = v + _tie_break(a) + (self.call_bonus if a["type"] in ("chi", "pon") else 0.0)
+            score = v + _tie_break(a) + self._bonus.get(a["type"], 0.0)
             if best is None or score > best_v:
                 best, best_v = a, score
         if best is None:
