@@ -430,6 +430,7 @@ def test_call_bonus_moves_the_call_threshold_by_itself_and_leaves_the_values(est
         agent = agent_at(ev, est, call_bonus=bonus)
         assert agent.act(legal)["type"] == taken, agent.explain()
         assert agent.last_values == plain.last_values
+        assert "bonus" in agent.last_info and "bonus" not in plain.last_info
 
 
 def replay_seat(seat: int, *agents):

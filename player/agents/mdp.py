@@ -92,13 +92,17 @@ CALL_M = 2
 #: State budget of a call decision's graph (its 2-shanten graphs with a call are about
 #: 5,000-15,000 states: the own-turn budget of 5,000 dropped the calls of most of them).
 CALL_STATES = 20_000
+#: The values ``call_bonus`` and ``riichi_bonus`` may take (expected rank added to a call or a
+#: riichi at the choice; session 48 measured +-0.01-0.02 either way: even or worse).
+CALL_BONUS_RANGE = (-0.1, 0.1)
 #: Discards within this much expected rank of the best (``tie`` option) are ordered by
 #: :data:`TIE_BY` at :data:`TIE_SHANTEN` or more shanten, where the graphs are cut by the
 #: state budget and ``d``. 0.003 with cnn-bot's discard net, chosen against 0.01 and off on
 #: 400 development games (seed 20261301); ordered by tile efficiency instead (3e-4), the
 #: player agreed more with the phoenix players and lost in games (README, "Strength"). It
 #: orders 26 % of the decisions (55 % of Method 2's); off (``tie=0``), the player finished
-#: 0.09 +- 0.03 rank worse against cnn-bot on 2,000 report games (docs/sessions.md, "Session 41").
+#: 0.09 +- 0.03 rank worse against cnn-bot on 2,000 report games (docs/sessions.md, "Session 41");
+#: 0.006 and 0.0015 both played worse on development games (session 48).
 TIE = 0.003
 TIE_SHANTEN = 2
 #: What orders the near-ties (``tie_by``): cnn-bot's discard net or the efficiency agent's keys.
@@ -108,8 +112,6 @@ TIE_ORDERS = ("cnn", "efficiency")
 #: DAgger, ``cnn/README.md``); the player keeps this one, so that a new opponent does not
 #: change the player unmeasured.
 TIE_NET = Path(__file__).resolve().parents[2] / "cnn" / "models" / "mdp_ties"
-#: The values ``call_bonus`` and ``riichi_bonus`` may take (expected rank; a call's whole value is at most a few tenths).
-CALL_BONUS_RANGE = (-0.1, 0.1)
 TIE_BY = "cnn"
 #: What plays the own-turn discards of hands at :data:`MAX_SHANTEN` or more (``far_by``), out
 #: of the MDP's range: the efficiency agent (its move, folds included) or cnn-bot's discard
@@ -289,9 +291,8 @@ class MdpAgent(Agent):
         ``MDPParams.split_fold``) instead of as ``fold``, the choices unchanged
         (``player.calibration`` compares them with what happened); ``call_bonus``: expected rank
         added to every chi / pon at the choice (:data:`CALL_BONUS_RANGE`; the values shown stay
-        the MDP's): the rollout audit of session 22 found calls worth more against a pass than
-        their values say (docs/sessions.md "Session 22", "Session 48"); ``riichi_bonus``: the same for a
-        riichi declaration."""
+        the MDP's), ``riichi_bonus``: the same for a riichi declaration; both to measure whether the
+        thresholds are mis-set (docs/sessions.md "Session 48": either way even or worse)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if table not in TABLE_CHOICES:
             raise MahjongError(f"table must be one of {TABLE_CHOICES}, got {table!r}")
@@ -895,6 +896,8 @@ class MdpAgent(Agent):
                           "u_other": float(p.u_other), "u_tw": float(p.u_tw), "u_nw": float(p.u_nw)}
         if self._tie_note is not None:
             self.last_info["tie"] = self._tie_note
+        if any(self._bonus.values()):  # the choice is not the values' argmax alone
+            self.last_info["bonus"] = f"call {self._bonus['pon']:+g}, riichi {self._bonus['reach']:+g} at the choice"
         self._note_outcomes()
         self._lazy_endings = later
 
