@@ -397,17 +397,24 @@ def test_a_40_game_match_reports_how_every_decision_was_made(tmp_path):
     assert summary["decision_methods"]["opponent"] is None  # the efficiency agent keeps no counts
 
 
+PON_C = [{"type": "pon", "actor": 0, "target": 1, "pai": "C", "consumed": ["C", "C"]}, {"type": "none"}]
+
+
+def _yakuhai_pon_offered(est, **options):
+    """A 3-shanten hand with a pair of red dragons, the third discarded by the left seat (:data:`PON_C`)."""
+    ev = events_for("123m 58p 469s 19s CC E", [("W", {1: "9m", 2: "9s", 3: "1p"})])
+    ev += [{"type": "tsumo", "actor": 0, "pai": "S"}, {"type": "dahai", "actor": 0, "pai": "S", "tsumogiri": True},
+           {"type": "tsumo", "actor": 1, "pai": "?"}, {"type": "dahai", "actor": 1, "pai": "C", "tsumogiri": False}]
+    return agent_at(ev, est, **options)
+
+
 def test_a_yakuhai_pon_at_three_shanten_is_valued_and_taken(est):
     """A 3-shanten hand of scattered tiles with a pair of red dragons: the pon is in the
     graph (the discarded dragon is on the table, not in the wall), it secures a yaku and a
     faster hand, and it wins more often than passing."""
-    ev = events_for("123m 58p 469s 19s CC E", [("W", {1: "9m", 2: "9s", 3: "1p"})])
-    ev += [{"type": "tsumo", "actor": 0, "pai": "S"}, {"type": "dahai", "actor": 0, "pai": "S", "tsumogiri": True},
-           {"type": "tsumo", "actor": 1, "pai": "?"}, {"type": "dahai", "actor": 1, "pai": "C", "tsumogiri": False}]
-    agent = agent_at(ev, est)
+    agent = _yakuhai_pon_offered(est)
     assert agent.state.unseen[mjai_to_kind("C")] == 1
-    legal = [{"type": "pon", "actor": 0, "target": 1, "pai": "C", "consumed": ["C", "C"]}, {"type": "none"}]
-    choice = agent.act(legal)
+    choice = agent.act(PON_C)
     assert agent.last_info["shanten"] == 3 and all(v is not None for _, v in agent.last_values)
     assert choice["type"] == "pon", agent.explain()
     win = OUTCOMES.index("win")
@@ -417,18 +424,14 @@ def test_a_yakuhai_pon_at_three_shanten_is_valued_and_taken(est):
 def test_call_bonus_moves_the_call_threshold_by_itself_and_leaves_the_values(est):
     """``call_bonus=b`` takes the pon of the yakuhai case above exactly when its value + b beats
     the pass's; the values the agent shows stay the MDP's."""
-    ev = events_for("123m 58p 469s 19s CC E", [("W", {1: "9m", 2: "9s", 3: "1p"})])
-    ev += [{"type": "tsumo", "actor": 0, "pai": "S"}, {"type": "dahai", "actor": 0, "pai": "S", "tsumogiri": True},
-           {"type": "tsumo", "actor": 1, "pai": "?"}, {"type": "dahai", "actor": 1, "pai": "C", "tsumogiri": False}]
-    legal = [{"type": "pon", "actor": 0, "target": 1, "pai": "C", "consumed": ["C", "C"]}, {"type": "none"}]
-    plain = agent_at(ev, est)
-    plain.act(legal)
+    plain = _yakuhai_pon_offered(est)
+    plain.act(PON_C)
     (_, pon), (_, pass_) = plain.last_values
     gap = pon - pass_
     assert gap > 0.0, plain.explain()
     for bonus, taken in ((-gap + 1e-6, "pon"), (-gap - 1e-6, "none")):
-        agent = agent_at(ev, est, call_bonus=bonus)
-        assert agent.act(legal)["type"] == taken, agent.explain()
+        agent = _yakuhai_pon_offered(est, call_bonus=bonus)
+        assert agent.act(PON_C)["type"] == taken, agent.explain()
         assert agent.last_values == plain.last_values
         assert "bonus" in agent.last_info and "bonus" not in plain.last_info
 

@@ -102,7 +102,7 @@ CALL_BONUS_RANGE = (-0.1, 0.1)
 #: player agreed more with the phoenix players and lost in games (README, "Strength"). It
 #: orders 26 % of the decisions (55 % of Method 2's); off (``tie=0``), the player finished
 #: 0.09 +- 0.03 rank worse against cnn-bot on 2,000 report games (docs/sessions.md, "Session 41");
-#: 0.006 and 0.0015 both played worse on development games (session 48).
+#: 0.006 and 0.0015 played no better on development games (session 48).
 TIE = 0.003
 TIE_SHANTEN = 2
 #: What orders the near-ties (``tie_by``): cnn-bot's discard net or the efficiency agent's keys.
