@@ -648,12 +648,27 @@ def checked_riichi_danger(k) -> float:
     return k
 
 
+#: The :class:`TableModel` options that read a fit of the hazard file: option -> (the
+#: ``Hazards`` field, what it holds, the module that fits it).
+HAZARD_FITS = {"discard_mix": ("discards", "the opponents' discard weights", "regressors.discards"),
+               "ron_wall": ("ron_wall", "the ron shares by the wall", "regressors.ron_wall"),
+               "ron_points": ("ron_points", "the win points by ron and by tsumo", "regressors.ron_points")}
+
+
+def check_hazard_fits(hazards, options) -> None:
+    """``ModelFileError`` naming the command that fits it where ``hazards`` (``Hazards`` or the
+    estimators' hazard model) lacks the fit of one of ``options`` (keys of :data:`HAZARD_FITS`)."""
+    for option in options:
+        attr, what, module = HAZARD_FITS[option]
+        if getattr(hazards, attr) is None:
+            raise ModelFileError(f"{option} needs a hazard file with {what} "
+                                 f"(python -m {module} --records GLOB --write FILE)")
+
+
 def points_by_way(state, hazards) -> np.ndarray:
     """``ron_points``: [2, 4] each seat's win worth by ron (row 0) and by tsumo (row 1) over the
     win model's mean, by its class now (in riichi, dama, open; ``Hazards.ron_points``)."""
-    if hazards.ron_points is None:
-        raise ModelFileError("ron_points needs a hazard file with the win points by ron and by tsumo "
-                             "(python -m regressors.ron_points --records GLOB --write FILE)")
+    check_hazard_fits(hazards, ["ron_points"])
     return np.stack(ron_points_factors(hazards.ron_points, [state.riichi[j] for j in range(4)],
                                        [n_takes(state.melds[j]) > 0 for j in range(4)]))
 

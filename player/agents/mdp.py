@@ -69,8 +69,9 @@ import numpy as np
 from abstractions import method2
 from abstractions.fsm import fsm_closed_form
 from abstractions.psm import solve_psm
-from abstractions.situation import TableModel, RankTable, Situation, after_kan, checked_riichi_danger, situation_of
-from game.errors import MahjongError, ModelFileError
+from abstractions.situation import (HAZARD_FITS, TableModel, RankTable, Situation, after_kan, check_hazard_fits,
+                                    checked_riichi_danger, situation_of)
+from game.errors import MahjongError
 from game.state import TableState
 from game.tiles import mjai_to_kind
 from player.agents.base import Agent, Event, find
@@ -386,15 +387,9 @@ class MdpAgent(Agent):
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
-        if self.model.discard_mix and any(e.hazard.discards is None for e in (self._mixed, *self._tables.values())):
-            raise ModelFileError("discard_mix needs a hazard file with the opponents' discard weights "
-                                 "(python -m regressors.discards --records GLOB --write FILE)")
-        if self.model.ron_wall and any(e.hazard.ron_wall is None for e in (self._mixed, *self._tables.values())):
-            raise ModelFileError("ron_wall needs a hazard file with the ron shares by the wall "
-                                 "(python -m regressors.ron_wall --records GLOB --write FILE)")
-        if self.model.ron_points and any(e.hazard.ron_points is None for e in (self._mixed, *self._tables.values())):
-            raise ModelFileError("ron_points needs a hazard file with the win points by ron and by tsumo "
-                                 "(python -m regressors.ron_points --records GLOB --write FILE)")
+        for option in (o for o in HAZARD_FITS if getattr(self.model, o)):  # a missing fit fails here, not in play
+            for e in (self._mixed, *self._tables.values()):
+                check_hazard_fits(e.hazard, [option])
         if self.model.ron_wall and (self.model.ron_by_discarder or not self.model.ron_share):
             raise MahjongError("ron_wall splits ron_share's one share by the wall: it needs ron_share=1 "
                                "and ron_by_discarder=0")
