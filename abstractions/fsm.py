@@ -94,9 +94,10 @@ def _sequence_values(h, order, p_lose, u_lose, p, u_other, u_end, out_v, out_pl,
 
 
 @numba.njit(cache=True)
-def _grown_value(h, order, p_lose, u_lose, p, u_other, u_end, g, n_start, N):
+def _grown_value(h, order, p_lose, u_lose, pv, u_other, u_end, g, n_start, N):
     """Value of the first ``N`` discards of ``order`` made from turn ``n_start`` on, the
-    ``i``-th one's deal-in chance grown by ``g[n_start + i]``, then ``u_end``."""
+    ``i``-th one's deal-in chance grown by ``g[n_start + i]``, another's win after it (but the
+    last) at ``pv[n_start + i + 1]``, then ``u_end``."""
     if N == 0:
         return u_end
     sigma = 1.0
@@ -110,21 +111,23 @@ def _grown_value(h, order, p_lose, u_lose, p, u_other, u_end, g, n_start, N):
             i += 1
             if i == N:
                 return value + sigma * (1.0 - lam) * u_end
+            p = pv[n_start + i]
             value += sigma * (1.0 - lam) * p * u_other
             sigma *= (1.0 - lam) * (1.0 - p)
     return value
 
 
 @numba.njit(cache=True)
-def _stop_values(hands, p_lose, u_lose, p, u_other, u_end, T, g, kmax, locked, out):
-    """:func:`fsm_stop_values` into the turn-major ``out`` (T+1, n)."""
+def _stop_values(hands, p_lose, u_lose, p, pv, u_other, u_end, T, g, kmax, locked, out):
+    """:func:`fsm_stop_values` into the turn-major ``out`` (T+1, n); ``p`` orders the kinds,
+    ``pv`` (T+1) is the other-win chance by turn."""
     n = hands.shape[0]
     v = np.empty(64)
     pl = np.empty(64)
     al = np.empty(64)
     flat = True
     for i in range(T):
-        if g[i] != 1.0:
+        if g[i] != 1.0 or pv[i + 1] != p:
             flat = False
     buf = np.empty(34, np.int64)
     kappa = np.empty(34)
@@ -150,19 +153,21 @@ def _stop_values(hands, p_lose, u_lose, p, u_other, u_end, T, g, kmax, locked, o
             for t in range(h.shape[0]):
                 n0 += h[t]
             for k in range(1, top + 1):
-                out[k, s] = _grown_value(h, order, p_lose, u_lose, p, u_other, u_end, g, T - k, min(k, n0))
+                out[k, s] = _grown_value(h, order, p_lose, u_lose, pv, u_other, u_end, g, T - k, min(k, n0))
 
 
 def fsm_stop_values(hands: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, p: float, u_other: float,
                     u_end: float, T: int, g: np.ndarray, *, kmax: np.ndarray | None = None,
-                    locked: np.ndarray | None = None) -> np.ndarray:
+                    locked: np.ndarray | None = None, p_turns: np.ndarray | None = None) -> np.ndarray:
     """Closed-form fold value of each hand for every horizon ``k = 0..T`` -> (n, T+1).
 
     Column ``k`` uses ``N = min(k, N0)`` discards; column 0 is ``u_end``. ``g`` (T numbers,
     ``MDPParams.lose_growth``): a fold with ``k`` discards left starts at turn ``T - k``, and
     its ``i``-th discard is ronned with ``P_L(t) g[T - k + i]`` (the opponents are as near
     tenpai then as PSM's own discards assume); Eq. 12's order is kept from ``P_L``, which a
-    common growth factor hardly moves. All ones: Eq. 13 exactly. ``kmax`` (n,): hand ``s`` is
+    common growth factor hardly moves. All ones: Eq. 13 exactly. ``p_turns`` (T+1 numbers,
+    indexed as PSM's ``P_O[n]``): another wins after that discard at ``p_turns[T - k + i + 1]``,
+    the hazard of the turn it is made in, instead of ``p`` (which still gives Eq. 12's order). ``kmax`` (n,): hand ``s`` is
     valued for ``k <= kmax[s]`` only (NaN past it: the pairs a root-only solve does not
     take); ``locked`` (n,) bool: those hands cannot fold (``-inf``: after riichi). The result
     is a view of a turn-major array, as the retrograde kernels read it.
@@ -171,9 +176,21 @@ def fsm_stop_values(hands: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, p
     out = np.empty((T + 1, n))
     kmax = np.full(n, T, np.int64) if kmax is None else np.ascontiguousarray(kmax, dtype=np.int64)
     locked = np.zeros(n, np.bool_) if locked is None else np.ascontiguousarray(locked, dtype=np.bool_)
-    _stop_values(hands, p_lose, u_lose, p, u_other, u_end, T, np.ascontiguousarray(g, dtype=np.float64), kmax,
-                 locked, out)
+    pv = fold_hazards(p, p_turns, T)
+    _stop_values(hands, p_lose, u_lose, float(p), pv, u_other, u_end, T, np.ascontiguousarray(g, dtype=np.float64),
+                 kmax, locked, out)
     return out.T
+
+
+def fold_hazards(p: float, p_turns: np.ndarray | None, T: int) -> np.ndarray:
+    """Another's win after a fold's discard made at turn ``n``, at index ``n + 1`` (T+1
+    numbers): ``p_turns``, or ``p`` at every turn."""
+    if p_turns is None:
+        return np.full(T + 1, float(p))
+    pv = np.ascontiguousarray(p_turns, dtype=np.float64)
+    if pv.shape != (T + 1,) or ((pv < 0) | (pv > 1)).any():
+        raise MahjongError(f"a fold's hazards must be {T + 1} numbers in [0, 1], got shape {pv.shape}")
+    return pv
 
 
 @numba.njit(cache=True)

@@ -3,7 +3,8 @@
 All five endings are modelled: win (tsumo Eq. 6, ron at an opponent's discard), lose (Eq. 7's
 ``P_L`` branch), other win (Eq. 8's ``P_O``), and washout at the horizon ``T`` or by the
 per-turn draw probability. The third state type's ``a_stop`` is folding with the FSM value
-(spec 9.2 A1; ``params.fold=False`` turns it off). At an opponent's discard the hand may also
+(spec 9.2 A1; ``params.fold=False`` turns it off; with ``params.fold_turns`` the fold meets
+the per-turn ``P_O`` of the turns it is played in). At an opponent's discard the hand may also
 TAKE (pon, chi) into the graph's open states and discard (Eq. 10; ``params.calls``), and after
 a draw a closed hand may declare riichi with a discard into a tenpai hand, entering its locked
 twin (Sec. VI-E, spec A11; ``params.riichi``). With ``params.later_riichi`` an opponent's riichi
@@ -45,11 +46,13 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
     if p.fold and not riichi:
         growth = p.lose_growth if p.fold_growth else np.ones(p.T)
         # no fold after riichi; past the turns a root-only solve takes, none is read
+        p_turns = p.p_other if p.fold_turns else None
         v_stop = fsm_stop_values(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end, p.T, growth,
                                  kmax=turns_read(graph, p.T) if root_only else None,
-                                 locked=graph.riichi if graph.n_twins else None)
+                                 locked=graph.riichi if graph.n_twins else None, p_turns=p_turns)
         if p.split_fold and track:
-            fold_split = (fsm_fold_chances(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other), growth, p.fsm_p)
+            fold_split = (fsm_fold_chances(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other), growth,
+                          p.fsm_p if p_turns is None else p_turns)
     event = None
     if p.later_riichi is not None:
         # the endings follow the event (the world after it gives its own at the pairs it comes

@@ -513,6 +513,10 @@ class TableModel:
     model's mean either way, which overstates a deal-in (its mean counts the tsumo wins' menzen
     tsumo han and their payment by all three). The world after a later riichi keeps the
     opponent's present class.
+    ``fold_turns`` (with ``hazard``): a fold that PSM plans ``n`` discards ahead meets another's
+    win at ``P_O`` of the turns it is played in (``MDPParams.fold_turns``; issue 8 asks for FSM
+    with PSM's hazards; else at FSM's one constant, the mean of ``P_O`` over the turns left,
+    while a hand's first turns' hazard is about a tenth of its middle turns').
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -545,6 +549,7 @@ class TableModel:
     red_fives: bool = False  # a five drawn later may be the unseen red (red_draws, docs/sessions.md "Session 46")
     ron_payer: bool = False  # our ron paid by each opponent at its share of our waits (ron_payers, docs/sessions.md "Session 46")
     ron_points: bool = False  # the others' wins worth their class's share by ron and by tsumo (Hazards.ron_points, docs/sessions.md "Session 47")
+    fold_turns: bool = False  # with hazard: a planned fold meets P_O[n] of its own turns (docs/sessions.md "Session 49")
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
@@ -796,7 +801,8 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
                        draw_share=draw_share, progress_share=progress_share,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten,
                        payoff=riichi_pay if in_riichi else plain,
-                       fsm_p=fsm_p, fold_growth=model.rising_fold, riichi=riichi, calls=True,
+                       fsm_p=fsm_p, fold_growth=model.rising_fold, fold_turns=model.fold_turns and model.hazard,
+                       riichi=riichi, calls=True,
                        discards_per_turn=3 if model.three_discards else 1,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)
     if model.later_riichi and model.rising_deal_in and model.projected_deal_in and model.hazard:

@@ -680,12 +680,13 @@ def policy_marks(live_ptr, live_h, live_win, live_m, A, B, L, U, sc, share_t, nh
 
 
 @numba.njit(cache=True)
-def _fold_row(row, lam, s, k, T, g, p, iL, iO, iN, iF):
+def _fold_row(row, lam, s, k, T, g, pv, iL, iO, iN, iF):
     """How the fold of state ``s`` with ``k`` discards left ends, into ``row``: ``row[iF] = 1``
     without ``lam``; with it (``abstractions.fsm.fsm_fold_chances``) the fold's own endings,
     the ones its value :func:`abstractions.fsm.fsm_stop_values` sums: its ``i``-th discard, made
-    at turn ``T - k + i``, is ronned with ``lam[s, i] g[T - k + i]``, another wins with ``p``
-    after each but the last, and after ``min(k, tiles)`` discards it ends noten (``U_E``)."""
+    at turn ``T - k + i``, is ronned with ``lam[s, i] g[T - k + i]``, another wins with
+    ``pv[T - k + i + 1]`` after each but the last, and after ``min(k, tiles)`` discards it ends
+    noten (``U_E``)."""
     for o in range(row.shape[0]):
         row[o] = 0.0
     if lam.shape[0] == 0:
@@ -704,6 +705,7 @@ def _fold_row(row, lam, s, k, T, g, p, iL, iO, iN, iF):
         pl += sigma * x
         pe = sigma * (1.0 - x)
         if i + 1 < n and lam[s, i + 1] == lam[s, i + 1]:
+            p = pv[T - k + i + 1]
             po += pe * p
             sigma = pe * (1.0 - p)
     if iL >= 0:
@@ -1051,7 +1053,8 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     endings give a fold's own endings in place of ``fold`` (lose, another's win, noten at its
     end; :func:`_fold_row`) from the state and turn it is made at: ``lam`` (n, width) its
     discards' deal-in chances (``abstractions.fsm.fsm_fold_chances``), ``g`` (T numbers) their
-    growth by turn and ``p`` FSM's other-win chance, those that ``v_stop`` was computed with.
+    growth by turn and ``p`` FSM's other-win chance (a number, or T+1 by turn as ``p_other``), those
+    that ``v_stop`` was computed with.
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     With ``keep`` (and ``track``) a fifth, ``endings_at(marks)``: the endings under this
@@ -1088,11 +1091,11 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     else:
         raise ValueError(f"discards_per_turn must be 1 or 3, got {discards_per_turn}")
     if fold_split is None:
-        fold_lam, fold_g, fold_p = np.zeros((0, 0)), np.ones(1), 0.0
+        fold_lam, fold_g, fold_p = np.zeros((0, 0)), np.ones(1), np.zeros(T + 1)
     else:
         fold_lam = np.ascontiguousarray(fold_split[0], dtype=np.float64)
         fold_g = np.ascontiguousarray(fold_split[1], dtype=np.float64)
-        fold_p = float(fold_split[2])
+        fold_p = np.ascontiguousarray(np.broadcast_to(np.asarray(fold_split[2], dtype=np.float64), (T + 1,)))
         if not allow_stop or fold_lam.ndim != 2 or fold_lam.shape[0] != n or fold_g.shape != (T,):
             raise ValueError(f"fold_split needs v_stop, (n, width) = ({n}, .) chances and T = {T} growths, "
                              f"got {fold_lam.shape} and {fold_g.shape}")
@@ -1231,10 +1234,10 @@ def turns_read(graph, T: int) -> np.ndarray:
 
 def _outcome_slots(allow_win, p_lose, p_other, allow_stop, fold_p=None) -> np.ndarray:
     """Slot of each ending in the kernel's probability arrays; -1 where it cannot occur.
-    ``fold_p``: a fold ends as it would (another wins at this chance after its discards), not
-    as ``fold``."""
+    ``fold_p``: a fold ends as it would (another wins at these chances by turn after its
+    discards), not as ``fold``."""
     split = fold_p is not None
-    other = bool(np.any(np.asarray(p_other) > 0)) or (allow_stop and split and fold_p > 0)
+    other = bool(np.any(np.asarray(p_other) > 0)) or (allow_stop and split and bool(np.any(fold_p > 0)))
     reach = (bool(allow_win), bool(np.any(p_lose > 0)), other, True, True, bool(allow_stop) and not split)
     slots = np.cumsum(reach) - 1
     return np.where(reach, slots, -1).astype(np.int64)

@@ -88,7 +88,9 @@ class Brute:
                                     u_end=p.u_end, T=p.T - n).order
             seq = [t for t in order for _ in range(h[t])]
             growth = p.lose_growth[n:] if p.fold_growth else np.ones(p.T - n)
-            stop = _fsm_sequence_value(seq, h, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end,
+            # the hazard after the fold's i-th discard, made at turn n + i: P_O[n + i + 1]
+            hazard = np.asarray(p.p_other)[n + 1:] if p.fold_turns else p.fsm_p
+            stop = _fsm_sequence_value(seq, h, p.p_lose, p.u_lose, hazard, p.u_other, p.u_end,
                                        min(p.T - n, len(seq)), growth)
             return max(cont, stop)
         return cont
@@ -171,13 +173,15 @@ def _setup(text, un, T, d, seed):
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
-@pytest.mark.parametrize("fold,furiten,fold_growth", [(True, False, False), (False, False, False),
-                                                     (True, True, False), (True, False, True)])
-def test_psm_equals_brute_force(case, fold, furiten, fold_growth):
+@pytest.mark.parametrize("fold,furiten,fold_growth,fold_turns", [
+    (True, False, False, False), (False, False, False, False), (True, True, False, False),
+    (True, False, True, False), (True, False, True, True), (True, False, False, True)])
+def test_psm_equals_brute_force(case, fold, furiten, fold_growth, fold_turns):
     h, unseen, g, members, p = _setup(*CASES[case], seed=case)
     p.fold = fold
     p.furiten = furiten
     p.fold_growth = fold_growth
+    p.fold_turns = fold_turns
     res = solve_psm(g, p)
     bf = Brute(h, unseen, p, members=members, fold=fold)
     if h.sum() % 3 == 2:
@@ -273,8 +277,8 @@ def _assert_endings_explain_values(res, pay: dict) -> None:
         assert float(pr @ vec) == pytest.approx(value, abs=1e-12)
 
 
-@pytest.mark.parametrize("fold_growth", [False, True])
-def test_split_folds_end_as_their_value_says(fold_growth):
+@pytest.mark.parametrize("fold_growth,fold_turns", [(False, False), (True, False), (True, True)])
+def test_split_folds_end_as_their_value_says(fold_growth, fold_turns):
     """With ``split_fold`` a planned fold ends as the FSM's own discards would, from the state
     and turn it is made at: then, with one payoff per ending (the fold's end paid ``u_nw``),
     value = sum P(ending) * payoff for every action, folds included. Without it the same
@@ -287,7 +291,7 @@ def test_split_folds_end_as_their_value_says(fold_growth):
         p.u_lose = np.full(34, -2.0)
         p.lose_growth = np.random.default_rng(10).uniform(0.3, 1.5, p.T)
         p.u_nw, p.u_tw, p.payoff = 0.3, 0.2, 0.25
-        p.fold_growth = fold_growth
+        p.fold_growth, p.fold_turns = fold_growth, fold_turns
         plain = solve_psm(g, p)
         split = solve_psm(g, replace(p, split_fold=True))
         _assert_endings_explain_values(split, {"win": 0.25, "lose": -2.0, "other_win": p.u_other,
@@ -343,7 +347,8 @@ def test_riichi_locks_the_hand():
 
 def _fsm_sequence_value(seq, h0, pl, ul, p, uo, ue, N, growth=None):
     """Value of discarding ``seq`` in order (Eq. 11 unrolled for a fixed sequence); the
-    ``i``-th discard's deal-in chance times ``growth[i]`` when given."""
+    ``i``-th discard's deal-in chance times ``growth[i]`` when given, another's win after it
+    at ``p``, or at ``p[i]`` when ``p`` is a sequence (the hazard of the turn it is made in)."""
     value, alive, opened = 0.0, 1.0, set()
     for i, t in enumerate(seq[:N]):
         lam = 0.0 if t in opened else pl[t] * (1.0 if growth is None else growth[i])
@@ -353,8 +358,9 @@ def _fsm_sequence_value(seq, h0, pl, ul, p, uo, ue, N, growth=None):
         if i + 1 == N:
             value += alive * ue
         else:
-            value += alive * p * uo
-            alive *= 1 - p
+            pi = p if np.ndim(p) == 0 else p[i]
+            value += alive * pi * uo
+            alive *= 1 - pi
     return value
 
 
@@ -444,7 +450,7 @@ def test_fold_endings_decompose_the_closed_form_value():
         p, T = rng.uniform(0.02, 0.3), int(rng.integers(1, 20))
         r = fsm_closed_form(h, pl, ul, p=p, u_other=-2.5, u_end=-2.2, T=T)
         row = np.zeros(4)  # slots: lose, another's win, the end, fold
-        _fold_row(row, fsm_fold_chances(h[None], pl, ul, p, -2.5), 0, T, T, np.ones(T), p, 0, 1, 2, 3)
+        _fold_row(row, fsm_fold_chances(h[None], pl, ul, p, -2.5), 0, T, T, np.ones(T), np.full(T + 1, p), 0, 1, 2, 3)
         lose, other, end, fold = row
         assert fold == 0.0
         assert lose == pytest.approx(r.p_lose, abs=1e-12)
