@@ -538,6 +538,51 @@ def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
     assert differ > 0  # the near set is a real restriction of cnn-bot's own choice
 
 
+def test_tie_soft_weighs_the_values_against_cnn_bots_log_probabilities(est):
+    """With ``tie_soft``, a far hand's near-ties go to the best value plus ``tie_soft`` times
+    the log of the probability that cnn-bot (its own agent, fed the same events, with the
+    player's discard net) gives each of them; a sure net overrides the values, an unsure one
+    leaves them, and the choice is not always the net's likeliest."""
+    from cnn.policy import load_nets
+    from game.errors import MahjongError
+    from player.agents.cnn_bot import CnnBot
+    from player.agents.mdp import TIE_NET, TIE_SOFT_FLOOR
+
+    tie, soft = 0.01, 0.003
+    agent, bot = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_soft=soft), CnnBot()
+    bot.policy.nets["discard"] = load_nets(TIE_NET, tasks=("discard",))["discard"]
+    near_ones, by_value = 0, 0
+    for d in replay_seat(1, agent, bot):
+        if not any(a["type"] == "dahai" for a in d.legal):
+            continue
+        bot.act(d.legal)  # cnn-bot keeps its past turns as it would in a game
+        if agent.method(d.state, d.legal) != "method2":
+            continue
+        choice = agent.act(d.legal)
+        if choice["type"] != "dahai":
+            continue
+        valued = [(a, v) for a, v in agent.last_values if a["type"] == "dahai" and v is not None]
+        top = max(v for _, v in valued)
+        near = [(a, v) for a, v in valued if v >= top - tie]
+        if len(near) < 2:
+            continue
+        near_ones += 1
+        planes = bot.history.encode(bot.state, discard_decision=True,
+                                    features=bot.policy._features(bot.state, [a for a, _ in near]))
+        probs = bot.policy.probs("discard", planes)
+        score = {mjai_to_kind(a["pai"]): v + soft * np.log(max(float(probs[mjai_to_kind(a["pai"])]), TIE_SOFT_FLOOR))
+                 for a, v in near}
+        assert mjai_to_kind(choice["pai"]) == max(score, key=score.get)
+        likeliest = max((mjai_to_kind(a["pai"]) for a, _ in near), key=lambda k: probs[k])
+        by_value += mjai_to_kind(choice["pai"]) != likeliest
+        assert agent.last_info["tie"].endswith("weighed by 0.003 a unit of its log-probability")
+    assert near_ones > 10 and by_value > 0
+    with pytest.raises(MahjongError, match="tie_soft"):
+        MdpAgent(estimators=est, tie_soft=0.003, tie_by="efficiency")
+    with pytest.raises(MahjongError, match="tie_soft"):
+        MdpAgent(estimators=est, tie_soft=0.2)
+
+
 def test_far_by_cnn_takes_cnn_bots_discard_out_of_the_mdps_range(est):
     """With ``far_by=cnn``, a hand of 4 or more shanten discards the tile cnn-bot (its own
     agent, fed the same events, with the player's discard net :data:`TIE_NET`) takes among the

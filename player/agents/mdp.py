@@ -106,6 +106,11 @@ CALL_BONUS_RANGE = (-0.1, 0.1)
 #: 0.006 and 0.0015 played no better on development games (session 48).
 TIE = 0.003
 TIE_SHANTEN = 2
+#: The values ``tie_soft`` may take: the expected rank one unit of the net's log-probability
+#: is worth when it orders the near-ties (0: the net's likeliest, whatever the values say).
+TIE_SOFT_RANGE = (0.0, 0.05)
+#: The net's probabilities count as at least this in ``tie_soft``'s log (a kind it never throws).
+TIE_SOFT_FLOOR = 1e-6
 #: What orders the near-ties (``tie_by``): cnn-bot's discard net or the efficiency agent's keys.
 TIE_ORDERS = ("cnn", "efficiency")
 #: The folder of the discard net that orders the near-ties and plays ``far_by=cnn``: cnn-bot's
@@ -256,7 +261,7 @@ class MdpAgent(Agent):
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
                  scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
                  scenarios1_file: str | None = None, riichi_danger: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
-                 call_bonus: float = 0.0, riichi_bonus: float = 0.0,
+                 call_bonus: float = 0.0, riichi_bonus: float = 0.0, tie_soft: float = 0.0,
                  deal_in: str = DEAL_IN, deal_in_file: str | None = None, table: str = TABLE,
                  rank_file: str = str(RANK_FILE), **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
@@ -293,7 +298,10 @@ class MdpAgent(Agent):
         (``player.calibration`` compares them with what happened); ``call_bonus``: expected rank
         added to every chi / pon at the choice (:data:`CALL_BONUS_RANGE`; the values shown stay
         the MDP's), ``riichi_bonus``: the same for a riichi declaration; both to measure whether the
-        thresholds are mis-set (docs/sessions.md "Session 48": either way even or worse)."""
+        thresholds are mis-set (docs/sessions.md "Session 48": either way even or worse);
+        ``tie_soft``: with the net ordering the near-ties, each is scored by its value plus
+        ``tie_soft`` times the log of the net's probability of it (:data:`TIE_SOFT_RANGE`; 0: the
+        net's likeliest): an unsure net leaves the values' order, a sure one overrides it."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if table not in TABLE_CHOICES:
             raise MahjongError(f"table must be one of {TABLE_CHOICES}, got {table!r}")
@@ -326,6 +334,11 @@ class MdpAgent(Agent):
         if tie_by not in TIE_ORDERS or not 0 <= int(tie_shanten) <= 3:
             raise MahjongError(f"tie_by must be one of {TIE_ORDERS} and tie_shanten in 0..3, got {tie_by!r}, {tie_shanten}")
         self.tie_by, self.tie_shanten = tie_by, int(tie_shanten)
+        if not TIE_SOFT_RANGE[0] <= float(tie_soft) <= TIE_SOFT_RANGE[1]:
+            raise MahjongError(f"tie_soft must be in {TIE_SOFT_RANGE}, got {tie_soft}")
+        if float(tie_soft) > 0.0 and not (self.tie > 0.0 and tie_by == "cnn"):
+            raise MahjongError("tie_soft weighs the net's order of the near-ties: it needs tie > 0 and tie_by=cnn")
+        self.tie_soft = float(tie_soft)
         if far_by not in FAR_ORDERS:
             raise MahjongError(f"far_by must be one of {FAR_ORDERS}, got {far_by!r}")
         self.far_by = far_by
@@ -383,7 +396,7 @@ class MdpAgent(Agent):
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, far_by, far_fold, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
-                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, call_bonus, riichi_bonus, deal_in, deal_in_file, table, rank_file, "
+                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, call_bonus, riichi_bonus, tie_soft, deal_in, deal_in_file, table, rank_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -849,13 +862,16 @@ class MdpAgent(Agent):
             raise MahjongError("no legal action could be valued")
         if best["type"] != "dahai" or self.tie <= 0.0 or shanten < self.tie_shanten:
             return best
-        near = [a for a, v in values if a["type"] == "dahai" and v is not None and v >= best_v - self.tie]
+        valued = {id(a): v for a, v in values if a["type"] == "dahai" and v is not None and v >= best_v - self.tie}
+        near = [a for a, _ in values if id(a) in valued]
         if len(near) < 2:
             return best
         self.stats["tie_broken"] += 1
         self._tie_note = f"{len(near)} discards within {self.tie:g} of the best, ordered by {self.tie_by}"
         if self.tie_by == "cnn":
-            return self._net_choice(near)
+            if self.tie_soft > 0.0:
+                self._tie_note += f" weighed by {self.tie_soft:g} a unit of its log-probability"
+            return self._net_choice(near, [valued[id(a)] for a in near])
         keys = efficiency_keys(self.state, near, self.fallback.eff)
         return near[max(range(len(near)), key=keys.__getitem__)]
 
@@ -864,15 +880,21 @@ class MdpAgent(Agent):
 
         return self._histories.setdefault((self._valuing, seat), SeatHistory())
 
-    def _net_choice(self, near: list[Event]) -> Event:
-        """The discard of ``near`` that cnn-bot's discard net rates likeliest."""
+    def _net_choice(self, near: list[Event], values: list[float] | None = None) -> Event:
+        """The discard of ``near`` that cnn-bot's discard net rates likeliest; with ``values``
+        (theirs) and ``tie_soft``, the best by value plus ``tie_soft`` times the log of the net's
+        probability."""
         from cnn.features import feature_planes
 
         net = self._net
         features = feature_planes(self.state, near, safety=net.safety) if net.features else None
         planes = self._history(self.seat).encode(self.state, discard_decision=True, features=features)
         probs = net.probs("discard", planes)
-        return max(near, key=lambda a: float(probs[_kind(a["pai"])]) + _tie_break(a))
+        if values is None or self.tie_soft <= 0.0:
+            return max(near, key=lambda a: float(probs[_kind(a["pai"])]) + _tie_break(a))
+        score = [v + self.tie_soft * math.log(max(float(probs[_kind(a["pai"])]), TIE_SOFT_FLOOR)) + _tie_break(a)
+                 for a, v in zip(near, values)]
+        return near[max(range(len(near)), key=score.__getitem__)]
 
     def _record(self, values, endings, sit: Situation, g, sh: int, choice: Event,
                 m2: method2.Method2Values | None = None, later=None) -> None:
