@@ -499,20 +499,21 @@ def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
     assert far > 20 and near_ones > 5
 
 
-def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
+@pytest.mark.parametrize("views", [1, 6])
+def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est, views):
     """With ``tie_by=cnn``, a far hand's discard is the one cnn-bot (its own agent, fed the
-    same events, with the player's discard net :data:`TIE_NET`) takes when offered only the
-    discards valued within ``tie`` of the best; an agent valuing the seat's decisions in order
-    (``value``, as review does) picks the same."""
+    same events, with the player's discard net :data:`TIE_NET`, averaged over as many suit
+    orders as ``tie_views``) takes when offered only the discards valued within ``tie`` of the
+    best; an agent valuing the seat's decisions in order (``value``, as review does) picks the same."""
     from cnn.policy import load_nets
     from player.agents.cnn_bot import CnnBot
     from player.agents.mdp import TIE_NET
     from search.shanten import shanten
 
     tie = 0.01
-    agent, bot = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn"), CnnBot()
+    agent, bot = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn", tie_views=views), CnnBot(views=views)
     bot.policy.nets["discard"] = load_nets(TIE_NET, tasks=("discard",))["discard"]
-    valuer = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn")
+    valuer = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="cnn", tie_views=views)
     far, differ = 0, 0
     for d in replay_seat(1, agent, bot):
         if not any(a["type"] == "dahai" for a in d.legal):
@@ -535,7 +536,8 @@ def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est):
             assert agent.last_info["tie"] == f"{len(near)} discards within 0.01 of the best, ordered by cnn"
             differ += own["type"] != "dahai" or mjai_to_kind(choice["pai"]) != mjai_to_kind(own["pai"])
     assert far > 10 and agent.stats["tie_broken"] == far
-    assert differ > 0  # the near set is a real restriction of cnn-bot's own choice
+    if views == 1:  # the near set is a real restriction of cnn-bot's own choice (with six views
+        assert differ > 0  # its own choice lay in the near set at every decision of this hanchan)
 
 
 def test_tie_soft_weighs_the_values_against_cnn_bots_log_probabilities(est):
@@ -581,6 +583,10 @@ def test_tie_soft_weighs_the_values_against_cnn_bots_log_probabilities(est):
         MdpAgent(estimators=est, tie_soft=0.003, tie_by="efficiency")
     with pytest.raises(MahjongError, match="tie_soft"):
         MdpAgent(estimators=est, tie_soft=0.2)
+    with pytest.raises(MahjongError, match="tie_views"):
+        MdpAgent(estimators=est, tie=0.0, tie_views=6)
+    with pytest.raises(MahjongError, match="views must be 1-6"):
+        MdpAgent(estimators=est, tie_views=7)
 
 
 def test_far_by_cnn_takes_cnn_bots_discard_out_of_the_mdps_range(est):

@@ -261,7 +261,7 @@ class MdpAgent(Agent):
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
                  scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
                  scenarios1_file: str | None = None, riichi_danger: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
-                 call_bonus: float = 0.0, riichi_bonus: float = 0.0, tie_soft: float = 0.0,
+                 call_bonus: float = 0.0, riichi_bonus: float = 0.0, tie_soft: float = 0.0, tie_views: int = 1,
                  deal_in: str = DEAL_IN, deal_in_file: str | None = None, table: str = TABLE,
                  rank_file: str = str(RANK_FILE), **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
@@ -301,7 +301,9 @@ class MdpAgent(Agent):
         thresholds are mis-set (docs/sessions.md "Session 48": either way even or worse);
         ``tie_soft``: with the net ordering the near-ties, each is scored by its value plus
         ``tie_soft`` times the log of the net's probability of it (:data:`TIE_SOFT_RANGE`; 0: the
-        net's likeliest): an unsure net leaves the values' order, a sure one overrides it."""
+        net's likeliest): an unsure net leaves the values' order, a sure one overrides it;
+        ``tie_views``: the net's probabilities averaged over this many orders of the three suits
+        (1-6, ``cnn.policy.suit_views``; 1: the net as it reads the table)."""
         super().__init__()  # deterministic: ``seed`` is accepted for a uniform registry
         if table not in TABLE_CHOICES:
             raise MahjongError(f"table must be one of {TABLE_CHOICES}, got {table!r}")
@@ -351,13 +353,13 @@ class MdpAgent(Agent):
         self._histories: dict | None = None
         self._valuing = False
         reads_net = uses_discard_net(self.tie, tie_by, far_by)
-        if tie_net is not None and not reads_net:
-            raise MahjongError(f"tie_net={tie_net} is read only with tie > 0 and tie_by=cnn, or far_by=cnn")
+        if (tie_net is not None or int(tie_views) != 1) and not reads_net:
+            raise MahjongError("tie_net and tie_views are read only with tie > 0 and tie_by=cnn, or far_by=cnn")
         if reads_net:  # loaded with the agent: a missing file fails here
             from cnn.policy import CnnPolicy, load_nets
 
             net_dir = TIE_NET if tie_net is None else Path(tie_net)
-            self._net, self._histories = CnnPolicy(load_nets(net_dir, tasks=("discard",))), {}
+            self._net, self._histories = CnnPolicy(load_nets(net_dir, tasks=("discard",)), views=int(tie_views)), {}
         if not 3 <= int(d3) <= 6 or int(states2) < 1:
             raise MahjongError(f"d3 must be in 3..6 and states2 >= 1, got {d3}, {states2}")
         self.d3, self.states2 = int(d3), int(states2)
@@ -396,7 +398,7 @@ class MdpAgent(Agent):
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, far_by, far_fold, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
-                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, call_bonus, riichi_bonus, tie_soft, deal_in, deal_in_file, table, rank_file, "
+                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, call_bonus, riichi_bonus, tie_soft, tie_views, deal_in, deal_in_file, table, rank_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
