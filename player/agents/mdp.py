@@ -864,8 +864,8 @@ class MdpAgent(Agent):
             raise MahjongError("no legal action could be valued")
         if best["type"] != "dahai" or self.tie <= 0.0 or shanten < self.tie_shanten:
             return best
-        valued = {id(a): v for a, v in values if a["type"] == "dahai" and v is not None and v >= best_v - self.tie}
-        near = [a for a, _ in values if id(a) in valued]
+        pairs = [(a, v) for a, v in values if a["type"] == "dahai" and v is not None and v >= best_v - self.tie]
+        near = [a for a, _ in pairs]
         if len(near) < 2:
             return best
         self.stats["tie_broken"] += 1
@@ -873,7 +873,7 @@ class MdpAgent(Agent):
         if self.tie_by == "cnn":
             if self.tie_soft > 0.0:
                 self._tie_note += f" weighed by {self.tie_soft:g} a unit of its log-probability"
-            return self._net_choice(near, [valued[id(a)] for a in near])
+            return self._net_choice(near, [v for _, v in pairs])
         keys = efficiency_keys(self.state, near, self.fallback.eff)
         return near[max(range(len(near)), key=keys.__getitem__)]
 
