@@ -499,6 +499,43 @@ def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
     assert far > 20 and near_ones > 5
 
 
+@pytest.mark.parametrize("tie_shanten,tie_max", [(2, 2), (3, 3)])
+def test_near_ties_are_told_apart_only_within_their_shanten_range(est, tie_shanten, tie_max):
+    """``tie_shanten`` and ``tie_max`` bound the hands whose near-ties the order breaks: in the
+    range a discard within ``tie`` of the best is the efficiency agent's among them, out of it
+    the plain argmax of the values."""
+    from game.errors import MahjongError
+    from search.shanten import shanten
+
+    seat, tie = 2, 1e-3
+    agent = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="efficiency", method2=False,
+                     tie_shanten=tie_shanten, tie_max=tie_max)
+    eff = EfficiencyAgent()
+    broken, plain = 0, 0
+    for d in replay_seat(seat, agent, eff):
+        threats = any(d.state.riichi[p] or len(d.state.melds[p]) >= 3 for p in range(4) if p != seat)
+        if (not any(a["type"] == "dahai" for a in d.legal) or agent.method(d.state, d.legal) != "method1"
+                or threats or find_reach(d.legal)):
+            continue
+        choice = agent.act(d.legal)
+        valued = [(a, v) for a, v in agent.last_values if a["type"] == "dahai" and v is not None]
+        if choice["type"] != "dahai" or not valued:
+            continue
+        top = max(v for _, v in valued)
+        near = [a for a, v in valued if v >= top - tie]
+        if len(near) < 2:
+            continue
+        if tie_shanten <= shanten(np.asarray(d.state.hand, np.uint8)) <= tie_max:
+            broken += 1
+            assert mjai_to_kind(choice["pai"]) == mjai_to_kind(eff.act(near)["pai"])
+        else:
+            plain += 1
+            assert dict(choice, tsumogiri=None) in [dict(a, tsumogiri=None) for a, v in valued if v == top]
+    assert broken > 0 and plain > 0
+    with pytest.raises(MahjongError, match="tie_max"):
+        MdpAgent(estimators=est, tie_shanten=2, tie_max=1)
+
+
 @pytest.mark.parametrize("views", [1, 6])
 def test_tie_by_cnn_takes_cnn_bots_discard_among_near_equals(est, views):
     """With ``tie_by=cnn``, a far hand's discard is the one cnn-bot (its own agent, fed the

@@ -255,7 +255,7 @@ class MdpAgent(Agent):
     def __init__(self, seed: int | None = None, *, estimators=None, hanchan: bool = False,
                  fold: bool = True, model: TableModel | None = None, call_states: int = CALL_STATES,
                  call_m: int = CALL_M, kans: bool = True, tie: float = TIE, tie_by: str = TIE_BY,
-                 tie_shanten: int = TIE_SHANTEN, far_by: str = FAR_BY, far_fold: str = FAR_FOLD,
+                 tie_shanten: int = TIE_SHANTEN, tie_max: int | None = None, far_by: str = FAR_BY, far_fold: str = FAR_FOLD,
                  d3: int = D3, states2: int = STATES2,
                  d0: int = D0, d1: int = D1, m1: int = M1, far: int = MAX_SHANTEN,
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
@@ -269,7 +269,8 @@ class MdpAgent(Agent):
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
         it explores (the one on offer included); ``kans``: value the kans on offer (else
         never kan: the first player); ``tie``: discards within this much expected rank of
-        the best are told apart (:data:`TIE`), at ``tie_shanten`` or more shanten, by
+        the best are told apart (:data:`TIE`), at ``tie_shanten`` or more shanten (and at most
+        ``tie_max``; None: no bound), by
         ``tie_by`` (:data:`TIE_ORDERS`: cnn-bot's discard net or tile efficiency); ``far_by``:
         what discards at ``far`` (:data:`MAX_SHANTEN`) or more shanten (:data:`FAR_ORDERS`), a
         range where the efficiency agent plays every other move; ``far_fold``: how a hand in that
@@ -336,6 +337,9 @@ class MdpAgent(Agent):
         if tie_by not in TIE_ORDERS or not 0 <= int(tie_shanten) <= 3:
             raise MahjongError(f"tie_by must be one of {TIE_ORDERS} and tie_shanten in 0..3, got {tie_by!r}, {tie_shanten}")
         self.tie_by, self.tie_shanten = tie_by, int(tie_shanten)
+        if tie_max is not None and not self.tie_shanten <= int(tie_max) <= 3:
+            raise MahjongError(f"tie_max must be in tie_shanten..3 ({self.tie_shanten}..3), got {tie_max}")
+        self.tie_max = None if tie_max is None else int(tie_max)
         if not TIE_SOFT_RANGE[0] <= float(tie_soft) <= TIE_SOFT_RANGE[1]:
             raise MahjongError(f"tie_soft must be in {TIE_SOFT_RANGE}, got {tie_soft}")
         if float(tie_soft) > 0.0 and not (self.tie > 0.0 and tie_by == "cnn"):
@@ -397,7 +401,7 @@ class MdpAgent(Agent):
         unknown = set(switches) - set(TableModel.__dataclass_fields__)
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
-                               f"call_m, kans, tie, tie_by, tie_shanten, far_by, far_fold, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
+                               f"call_m, kans, tie, tie_by, tie_shanten, tie_max, far_by, far_fold, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
                                f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, call_bonus, riichi_bonus, tie_soft, tie_views, deal_in, deal_in_file, table, rank_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
@@ -849,7 +853,7 @@ class MdpAgent(Agent):
 
     def _argmax(self, values: list[tuple[Event, float | None]], shanten: int = 0) -> Event:
         """The best-valued action. When it is a discard from a hand of ``shanten`` >=
-        ``tie_shanten``, the discards within ``tie`` of it are told apart by ``tie_by`` (the
+        ``tie_shanten`` (and <= ``tie_max``), the discards within ``tie`` of it are told apart by ``tie_by`` (the
         net or tile efficiency): the reduced graphs of far hands leave out more than such
         differences."""
         best, best_v = None, NEG
@@ -862,7 +866,8 @@ class MdpAgent(Agent):
                 best, best_v = a, score
         if best is None:
             raise MahjongError("no legal action could be valued")
-        if best["type"] != "dahai" or self.tie <= 0.0 or shanten < self.tie_shanten:
+        if best["type"] != "dahai" or self.tie <= 0.0 or shanten < self.tie_shanten \
+                or (self.tie_max is not None and shanten > self.tie_max):
             return best
         pairs = [(a, v) for a, v in values if a["type"] == "dahai" and v is not None and v >= best_v - self.tie]
         near = [a for a, _ in pairs]
