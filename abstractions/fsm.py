@@ -167,8 +167,8 @@ def fsm_stop_values(hands: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, p
     tenpai then as PSM's own discards assume); Eq. 12's order is kept from ``P_L``, which a
     common growth factor hardly moves. All ones: Eq. 13 exactly. ``p_turns`` (T+1 numbers,
     indexed as PSM's ``P_O[n]``): another wins after that discard at ``p_turns[T - k + i + 1]``,
-    the hazard of the turn it is made in, instead of ``p`` (which still gives Eq. 12's order). ``kmax`` (n,): hand ``s`` is
-    valued for ``k <= kmax[s]`` only (NaN past it: the pairs a root-only solve does not
+    the hazard of the turn it is made in, instead of ``p`` (which still gives Eq. 12's order).
+    ``kmax`` (n,): hand ``s`` is valued for ``k <= kmax[s]`` only (NaN past it: the pairs a root-only solve does not
     take); ``locked`` (n,) bool: those hands cannot fold (``-inf``: after riichi). The result
     is a view of a turn-major array, as the retrograde kernels read it.
     """
@@ -176,13 +176,13 @@ def fsm_stop_values(hands: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, p
     out = np.empty((T + 1, n))
     kmax = np.full(n, T, np.int64) if kmax is None else np.ascontiguousarray(kmax, dtype=np.int64)
     locked = np.zeros(n, np.bool_) if locked is None else np.ascontiguousarray(locked, dtype=np.bool_)
-    pv = fold_hazards(p, p_turns, T)
+    pv = _fold_hazards(p, p_turns, T)
     _stop_values(hands, p_lose, u_lose, float(p), pv, u_other, u_end, T, np.ascontiguousarray(g, dtype=np.float64),
                  kmax, locked, out)
     return out.T
 
 
-def fold_hazards(p: float, p_turns: np.ndarray | None, T: int) -> np.ndarray:
+def _fold_hazards(p: float, p_turns: np.ndarray | None, T: int) -> np.ndarray:
     """Another's win after a fold's discard made at turn ``n``, at index ``n + 1`` (T+1
     numbers): ``p_turns``, or ``p`` at every turn."""
     if p_turns is None:
