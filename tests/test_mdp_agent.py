@@ -469,14 +469,13 @@ def _valued_decisions(seat: int, agent, *others):
             yield d, shanten(np.asarray(d.state.hand, np.uint8)), method
 
 
-def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
-    """With ``tie``, a far hand's discard is the efficiency agent's choice among the discards
-    valued within ``tie`` of the best; hands of 0-1 shanten keep the plain argmax."""
+def _efficiency_tie_decisions(agent, seat: int, tie: float):
+    """The quiet own-turn discards of ``seat`` that ``agent`` (``tie_by=efficiency``) values by
+    Method 1 in a replayed hanchan: ``(efficiency agent fed the same events, choice, its
+    valued discards, those within ``tie`` of the best, the hand's shanten)``, after the choice."""
     from search.shanten import shanten
 
-    seat, tie = 2, 1e-3
-    agent, eff = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="efficiency", method2=False), EfficiencyAgent()
-    far, near_ones = 0, 0
+    eff = EfficiencyAgent()
     for d in replay_seat(seat, agent, eff):
         threats = any(d.state.riichi[p] or len(d.state.melds[p]) >= 3 for p in range(4) if p != seat)
         if (not any(a["type"] == "dahai" for a in d.legal) or agent.method(d.state, d.legal) != "method1"
@@ -487,15 +486,29 @@ def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
             continue
         valued = [(a, v) for a, v in agent.last_values if a["type"] == "dahai" and v is not None]
         top = max(v for _, v in valued)
-        near = [a for a, v in valued if v >= top - tie]
-        if shanten(np.asarray(d.state.hand, np.uint8)) >= 2:
+        yield eff, choice, valued, [a for a, v in valued if v >= top - tie], shanten(np.asarray(d.state.hand, np.uint8))
+
+
+def _is_top(choice, valued) -> bool:
+    top = max(v for _, v in valued)
+    return dict(choice, tsumogiri=None) in [dict(a, tsumogiri=None) for a, v in valued if v == top]
+
+
+def test_tie_break_takes_the_efficiency_agents_discard_among_near_equals(est):
+    """With ``tie``, a far hand's discard is the efficiency agent's choice among the discards
+    valued within ``tie`` of the best; hands of 0-1 shanten keep the plain argmax."""
+    tie = 1e-3
+    agent = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="efficiency", method2=False)
+    far, near_ones = 0, 0
+    for eff, choice, valued, near, sh in _efficiency_tie_decisions(agent, 2, tie):
+        if sh >= 2:
             far += 1
             assert choice in near
             if len(near) > 1:
                 near_ones += 1
                 assert mjai_to_kind(choice["pai"]) == mjai_to_kind(eff.act(near)["pai"])
         else:
-            assert dict(choice, tsumogiri=None) in [dict(a, tsumogiri=None) for a, v in valued if v == top]
+            assert _is_top(choice, valued)
     assert far > 20 and near_ones > 5
 
 
@@ -505,32 +518,20 @@ def test_near_ties_are_told_apart_only_within_their_shanten_range(est, tie_shant
     range a discard within ``tie`` of the best is the efficiency agent's among them, out of it
     the plain argmax of the values."""
     from game.errors import MahjongError
-    from search.shanten import shanten
 
-    seat, tie = 2, 1e-3
+    tie = 1e-3
     agent = MdpAgent(estimators=est, hanchan=True, tie=tie, tie_by="efficiency", method2=False,
                      tie_shanten=tie_shanten, tie_max=tie_max)
-    eff = EfficiencyAgent()
     broken, plain = 0, 0
-    for d in replay_seat(seat, agent, eff):
-        threats = any(d.state.riichi[p] or len(d.state.melds[p]) >= 3 for p in range(4) if p != seat)
-        if (not any(a["type"] == "dahai" for a in d.legal) or agent.method(d.state, d.legal) != "method1"
-                or threats or find_reach(d.legal)):
-            continue
-        choice = agent.act(d.legal)
-        valued = [(a, v) for a, v in agent.last_values if a["type"] == "dahai" and v is not None]
-        if choice["type"] != "dahai" or not valued:
-            continue
-        top = max(v for _, v in valued)
-        near = [a for a, v in valued if v >= top - tie]
+    for eff, choice, valued, near, sh in _efficiency_tie_decisions(agent, 2, tie):
         if len(near) < 2:
             continue
-        if tie_shanten <= shanten(np.asarray(d.state.hand, np.uint8)) <= tie_max:
+        if tie_shanten <= sh <= tie_max:
             broken += 1
             assert mjai_to_kind(choice["pai"]) == mjai_to_kind(eff.act(near)["pai"])
         else:
             plain += 1
-            assert dict(choice, tsumogiri=None) in [dict(a, tsumogiri=None) for a, v in valued if v == top]
+            assert _is_top(choice, valued)
     assert broken > 0 and plain > 0
     with pytest.raises(MahjongError, match="tie_max"):
         MdpAgent(estimators=est, tie_shanten=2, tie_max=1)
