@@ -968,15 +968,39 @@ def with_ron_model(est, state, ron_model):
     return replace(est, p_ron=p_ron, p_lose=1.0 - np.prod(1.0 - p_ron, axis=0))
 
 
+def scaled_hazards(hazards, k: float):
+    """``hazards`` with another's win ``k`` times as likely in every interval (``P_O``, with us
+    in riichi too, and the worlds of a riichi declared now); the rest as fitted. ``k = 1``:
+    ``hazards`` itself. The build clips ``P_O`` to 0.95."""
+    k = checked_hazard_scale(k)
+    if k == 1.0:
+        return hazards
+    facing = {f: None if getattr(hazards, f) is None else k * np.asarray(getattr(hazards, f))
+              for f in ("p_other_facing", "p_other_facing_riichi")}
+    return replace(hazards, p_other=k * np.asarray(hazards.p_other),
+                   p_other_riichi=k * np.asarray(hazards.p_other_riichi), **facing)
+
+
+def checked_hazard_scale(k) -> float:
+    """``hazard_scale`` (:func:`situation_of`) as a float; ``MahjongError`` outside (0, 4]."""
+    k = float(k)
+    if not 0.0 < k <= 4.0:
+        raise MahjongError(f"hazard_scale must be in (0, 4], got {k}")
+    return k
+
+
 def situation_of(state, estimators, *, table: RankTable | None = None, hanchan: bool = False,
-                 model: TableModel = TableModel(), riichi_danger: float = 1.0, ron_model=None) -> Situation:
+                 model: TableModel = TableModel(), riichi_danger: float = 1.0, ron_model=None,
+                 hazard_scale: float = 1.0) -> Situation:
     """:func:`build_situation` with the estimates and hazards of ``estimators``
     (``regressors.Estimators``) for ``state``'s seat; ``ron_model``: the deal-in chances from
-    it instead (:func:`with_ron_model`)."""
+    it instead (:func:`with_ron_model`); ``hazard_scale``: another's win that many times as
+    likely in every interval (:func:`scaled_hazards`; 1: as fitted)."""
     est = estimators.decision(state)
     if ron_model is not None:
         est = with_ron_model(est, state, ron_model)
     hz = estimators.hazards(state, est, hazard_turns(1 + max(0, int(state.tiles_left)) // 4),
                             facing=model.later_riichi)
+    hz = scaled_hazards(hz, hazard_scale)
     return build_situation(state, est, estimators.final_rank, table=table, hanchan=hanchan, hazards=hz,
                            model=model, riichi_danger=riichi_danger)

@@ -330,7 +330,8 @@ def test_agent_options_from_the_name():
     assert (b.d3, b.states2, b.d0, b.d1, b.m1) == (4, 20000, 3, 3, 2)
     for bad in ("mdp:hazard", "mdp:nonsense=1", "efficiency:hazard=0", "nobody:x=1", "mdp:d3=2", "mdp:states2=0",
                 "mdp:d1=1", "mdp:d0=6", "mdp:m1=0", "mdp:far=1", "mdp:far=6", "mdp:m2_from=0",
-                "mdp:m2_from=3", "mdp:riichi_danger=-1", "mdp:call_bonus=0.5"):
+                "mdp:m2_from=3", "mdp:riichi_danger=-1", "mdp:call_bonus=0.5", "mdp:hazard_scale=0",
+                "mdp:hazard_scale=5"):
         with pytest.raises(MahjongError):
             make_agent(bad)
 
@@ -1029,6 +1030,27 @@ def test_riichi_danger_scales_the_deal_in_chances_into_a_riichi_alone(est):
     free = agent_at(events_for("123m 58p 469s 19s CC E", [], last_draw="W"), est).state
     a, b = situation_of(free, est).params, situation_of(free, est, riichi_danger=2.0).params
     assert np.array_equal(a.p_lose, b.p_lose) and np.array_equal(a.u_lose, b.u_lose)
+
+
+def test_hazard_scale_makes_another_win_k_times_as_likely(est):
+    """``hazard_scale=k``: another's win is k times as likely in every interval (``P_O`` and
+    FSM's constant, their mean, clipped at 0.95); the deal-ins and payoffs stay. The hand has
+    less time: after every discard of a 1-shanten hand (Method 1) its win is less likely and
+    another's more."""
+    ev = events_for("123m 456p 789s 55s 2p E", [], last_draw="W")
+    plain, fast = agent_at(ev, est), agent_at(ev, est, hazard_scale=1.5)
+    a, b = situation_of(plain.state, est).params, situation_of(plain.state, est, hazard_scale=1.5).params
+    np.testing.assert_allclose(b.p_other, np.minimum(1.5 * np.asarray(a.p_other), 0.95), rtol=1e-12)
+    assert b.fsm_p == pytest.approx(float(np.mean(np.asarray(b.p_other)[1:])))
+    assert np.array_equal(a.p_lose, b.p_lose) and np.array_equal(a.u_lose, b.u_lose) and a.u_other == b.u_other
+    same = situation_of(plain.state, est, hazard_scale=1.0).params
+    assert np.array_equal(np.asarray(same.p_other), np.asarray(a.p_other))
+    legal = discard_legal(plain)
+    assert plain.method(plain.state, legal) == "method1"
+    va = {(x["pai"], x["tsumogiri"]): e for x, _, e in plain.value(plain.state, legal)}
+    vb = {(x["pai"], x["tsumogiri"]): e for x, _, e in fast.value(fast.state, legal)}
+    assert all(vb[t][0] < va[t][0] - 0.01 for t in va)  # the win (OUTCOMES' first)
+    assert all(vb[t][2] > va[t][2] + 0.05 for t in va)  # another's win
 
 
 def test_deal_in_cnn_takes_the_cnn_ron_head_and_keeps_what_is_known(est):

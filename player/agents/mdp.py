@@ -70,7 +70,7 @@ from abstractions import method2
 from abstractions.fsm import fsm_closed_form
 from abstractions.psm import solve_psm
 from abstractions.situation import (HAZARD_FITS, TableModel, RankTable, Situation, after_kan, check_hazard_fits,
-                                    checked_riichi_danger, situation_of)
+                                    checked_hazard_scale, checked_riichi_danger, situation_of)
 from game.errors import MahjongError
 from game.state import TableState
 from game.tiles import mjai_to_kind
@@ -260,7 +260,7 @@ class MdpAgent(Agent):
                  d0: int = D0, d1: int = D1, m1: int = M1, far: int = MAX_SHANTEN,
                  method2: bool = METHOD2, scenarios=None, est_dir: str | None = None,
                  scenarios_file: str | None = None, m2_from: int = METHOD2_SHANTEN[0],
-                 scenarios1_file: str | None = None, riichi_danger: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
+                 scenarios1_file: str | None = None, riichi_danger: float = 1.0, hazard_scale: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
                  call_bonus: float = 0.0, riichi_bonus: float = 0.0, tie_soft: float = 0.0, tie_views: int = 1,
                  deal_in: str = DEAL_IN, deal_in_file: str | None = None, table: str = TABLE,
                  rank_file: str = str(RANK_FILE), **switches: bool) -> None:
@@ -283,7 +283,8 @@ class MdpAgent(Agent):
         first shanten (:data:`M2_FROM`; at 1 shanten with the regressions of ``scenarios1_file``,
         by default ``regressors.scenarios.SHANTEN1_PATH``); ``riichi_danger``: the deal-in
         chances into an opponent in riichi, times this (``abstractions.situation.build_situation``;
-        1: the estimators'); ``deal_in``: where the opponents' ron chances come from
+        1: the estimators'); ``hazard_scale``: another's win that many times as likely in every
+        interval (``abstractions.situation.scaled_hazards``; 1: as fitted); ``deal_in``: where the opponents' ron chances come from
         (:data:`DEAL_IN_SOURCES`; ``cnn``: the CNN estimators of ``deal_in_file``, by default
         :data:`DEAL_IN_CNN`, ``abstractions.situation.with_ron_model``); ``est_dir``: the folder of the estimators'
         model files (``regressors.estimators.FILES``) when ``estimators`` is not given (default:
@@ -387,6 +388,7 @@ class MdpAgent(Agent):
                 self._scenarios1 = ScenarioModel.load(SHANTEN1_PATH if scenarios1_file is None else scenarios1_file)
         self._scenarios = scenarios
         self.riichi_danger = checked_riichi_danger(riichi_danger)  # a bad value fails here, not in play
+        self.hazard_scale = checked_hazard_scale(hazard_scale)
         for name, b in (("call_bonus", call_bonus), ("riichi_bonus", riichi_bonus)):
             if not CALL_BONUS_RANGE[0] <= float(b) <= CALL_BONUS_RANGE[1]:
                 raise MahjongError(f"{name} must be in {CALL_BONUS_RANGE}, got {b}")
@@ -402,7 +404,7 @@ class MdpAgent(Agent):
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, tie_max, far_by, far_fold, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
-                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, split_fold, call_bonus, riichi_bonus, tie_soft, tie_views, deal_in, deal_in_file, table, rank_file, "
+                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, hazard_scale, split_fold, call_bonus, riichi_bonus, tie_soft, tie_views, deal_in, deal_in_file, table, rank_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
@@ -589,7 +591,8 @@ class MdpAgent(Agent):
 
     def _situation(self) -> Situation:
         sit = situation_of(self.state, self.est, table=self._table, hanchan=self.hanchan, model=self.model,
-                           riichi_danger=self.riichi_danger, ron_model=self._ron_model)
+                           riichi_danger=self.riichi_danger, ron_model=self._ron_model,
+                           hazard_scale=self.hazard_scale)
         self._table = sit.table
         sit.params.fold = self.fold
         sit.params.split_fold = self.split_fold
