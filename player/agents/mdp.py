@@ -141,7 +141,8 @@ FAR_FOLD = "fsm"
 #: (the graph's default 5,000 cuts ``d = 3`` to 2 in about half of them); 3-shanten roots keep
 #: the graph's budget of 50,000 states. ``d3=4, states2=20000`` agrees more with the phoenix
 #: players and was not stronger in games (README, "Strength"), at 2.5 times the CPU; nor with
-#: Method 2's regressions refitted on its own features (docs/sessions.md, "Session 34").
+#: Method 2's regressions refitted on its own features (docs/sessions.md, "Session 34"); nor
+#: ``states2=20000`` alone with its own refit, over 2,000 development games (session 50: +0.006 +- 0.022).
 D3 = 3
 STATES2 = 5_000
 #: Own-turn graphs of near hands: ``d`` of a tenpai and of a 1-shanten root and ``m`` of a
