@@ -72,6 +72,8 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
         files += [net_dir / "discard.pt", *(FEATURE_MODELS / f for f in FEATURE_FILES)]
     if opts.get("deal_in", DEAL_IN) == "cnn":
         files.append(Path(str(opts["deal_in_file"])) if "deal_in_file" in opts else DEAL_IN_CNN)
+    if "hazard_file" in opts:
+        files.append(Path(str(opts["hazard_file"])))
     rank_file = str(opts.get("rank_file", RANK_FILE))
     if rank_file != RANK_ESTIMATORS:
         files.append(Path(rank_file))

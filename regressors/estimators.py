@@ -119,6 +119,12 @@ class Estimators:
         out.final_rank = rank_model
         return out
 
+    def with_hazard(self, hazard) -> "Estimators":
+        """A copy whose hazard model (``regressors.hazard.HazardModel``) is ``hazard``."""
+        out = copy.copy(self)
+        out.hazard = hazard
+        return out
+
     @classmethod
     def load(cls, directory: str | Path) -> "Estimators":
         return cls({name: load_default(name, directory) for name in FILES})

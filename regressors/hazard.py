@@ -64,13 +64,24 @@ WALL_BINS = (4, 10, 20, 30, 40, 50)
 #: the interval on held-out self-play (observed / predicted other wins 0.88 at ``q`` = 1, 1.10 at
 #: 5-7, 0.87 at 12+; with the bands 0.96-1.05; docs/sessions.md, "Session 33").
 Q_BAND_FEATURES = ("q_eq_1", "q_eq_2", "q_3_to_4", "q_ge_12", "q_ge_12_x_tiles_left_then")
+#: The others' riichi by the wall and the interval (session 51): with ``riichi_others`` as one
+#: term (and ``riichi_x_turns``) the hazard facing a riichi was off by the wall on held-out games
+#: of today's player (observed / predicted other wins 1.6-2.0 with 45-70 tiles left then, 0.85-0.97
+#: at 15-29, 1.2 at 5-14 and 1.56-1.59 at 0-4; with these 0.92-1.05 from 30 tiles down;
+#: docs/sessions.md, "Session 51").
+RIICHI_WALL_FEATURES = ("riichi_x_lt_4", "riichi_x_lt_10", "riichi_x_lt_20", "riichi_x_ge_40",
+                        "riichi_x_q_eq_1", "riichi_x_q_eq_2")
 HAZARD_FEATURES = ("tiles_left_then", *(f"tiles_left_then_lt_{b}" for b in WALL_BINS), "turns_ahead",
                    "riichi_others", "sum_pt", "max_pt", "any_open_pt", "own_riichi_then", "sum_pt_x_late",
-                   "riichi_x_turns", *Q_BAND_FEATURES)
+                   "riichi_x_turns", *Q_BAND_FEATURES, *RIICHI_WALL_FEATURES)
 #: The features of hazard files fitted before the bands (their leading columns): such a file
-#: still loads and reads those columns only (every shipped file: the bands played no better
-#: in games, docs/sessions.md "Session 33", and some of their records are gone).
-HAZARD_FEATURES_LINEAR_Q = HAZARD_FEATURES[:-len(Q_BAND_FEATURES)]
+#: still loads and reads those columns only (every shipped file before session 51: the bands
+#: played no better in games, docs/sessions.md "Session 33", and some of their records are gone).
+HAZARD_FEATURES_LINEAR_Q = HAZARD_FEATURES[:-len(Q_BAND_FEATURES) - len(RIICHI_WALL_FEATURES)]
+#: The features of hazard files fitted with the bands and before the riichi terms.
+HAZARD_FEATURES_BANDS = HAZARD_FEATURES[:-len(RIICHI_WALL_FEATURES)]
+#: Every feature list a hazard file may hold: each a leading part of the next.
+HAZARD_FEATURE_SETS = (HAZARD_FEATURES_LINEAR_Q, HAZARD_FEATURES_BANDS, HAZARD_FEATURES)
 END_TENPAI_FEATURES = ("pt", "riichi", "open", "tiles_left", "pt_x_tiles_left")
 #: Bins of the turns ahead (lower bounds) of the tenpai projection.
 AHEAD_BINS = (2, 3, 5, 7, 10)
@@ -100,7 +111,9 @@ def hazard_features(tiles_left: np.ndarray, q: np.ndarray, riichi_others: np.nda
     return np.column_stack([w_then / 70.0, *bins, q / 18.0, ro, pt.sum(1), pt.max(1),
                             np.asarray(open_pt, dtype=np.float64), np.asarray(own_riichi, dtype=np.float64),
                             pt.sum(1) * late, ro * q / 18.0,
-                            q == 1, q == 2, (q >= 3) & (q <= 4), far, far * w_then / 70.0]).astype(np.float32)
+                            q == 1, q == 2, (q >= 3) & (q <= 4), far, far * w_then / 70.0,
+                            ro * (w_then < 4), ro * (w_then < 10), ro * (w_then < 20), ro * (w_then >= 40),
+                            ro * (q == 1), ro * (q == 2)]).astype(np.float32)
 
 
 def hazard_interval(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -154,6 +167,19 @@ def tenpai_ahead_rows(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return X, arr["dec_tenpai"][dst].reshape(-1).astype(int)
 
 
+def interval_counts(arr: dict) -> np.ndarray:
+    """How many intervals each discard row survived into (:func:`expand_intervals`' rows a row)."""
+    from regressors.datasets import END_KINDS
+
+    t_left = np.maximum(arr["dec_t_left"].astype(np.int64), 1)
+    return t_left - (arr["dec_end_kind"].astype(np.int64) == END_KINDS.index("deal_in"))
+
+
+def abort_rate(y_abort: np.ndarray) -> float:
+    """``P_end``: the abortive draws an interval, smoothed by half a draw."""
+    return float((y_abort.sum() + 0.5) / (len(y_abort) + 1.0))
+
+
 def expand_intervals(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(X, other_win label, abortive label) of every interval a discard row survived into.
 
@@ -165,7 +191,7 @@ def expand_intervals(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray,
 
     t_left = np.maximum(arr["dec_t_left"].astype(np.int64), 1)
     kind = arr["dec_end_kind"].astype(np.int64)
-    n_int = t_left - (kind == END_KINDS.index("deal_in"))
+    n_int = interval_counts(arr)
     row = np.repeat(np.arange(len(t_left)), n_int)
     q = np.concatenate([np.arange(1, k + 1) for k in n_int]) if len(n_int) else np.zeros(0, np.int64)
     last = q == t_left[row]
@@ -248,7 +274,7 @@ class HazardModel:
         """Fit on a dataset's arrays and the opponents' tenpai probabilities ``pt`` (n, 3)."""
         X, y_other, y_abort = expand_intervals(arr, pt)
         self.other.fit(self._other_columns(X), y_other)
-        self.p_abort = float((y_abort.sum() + 0.5) / (len(y_abort) + 1.0))
+        self.p_abort = abort_rate(y_abort)
         Xt, yt = end_tenpai_rows(arr, pt)
         self.end_tenpai.fit(Xt, yt)
         self.tenpai_ahead.fit(*tenpai_ahead_rows(arr, pt))
@@ -315,9 +341,9 @@ class HazardModel:
         d = load_json(path, KIND)
         m = cls()
         try:
-            linear_q = list(d["other"].get("features", [])) == list(HAZARD_FEATURES_LINEAR_Q)
-            m.other = LogReg.from_dict(d["other"], HAZARD_FEATURES_LINEAR_Q if linear_q else HAZARD_FEATURES,
-                                       str(path))
+            held = list(d["other"].get("features", []))
+            features = next((f for f in HAZARD_FEATURE_SETS if list(f) == held), HAZARD_FEATURES)
+            m.other = LogReg.from_dict(d["other"], features, str(path))
             m.end_tenpai = LogReg.from_dict(d["end_tenpai"], END_TENPAI_FEATURES, str(path))
             m.tenpai_ahead = LogReg.from_dict(d["tenpai_ahead"], TENPAI_AHEAD_FEATURES, str(path))
             m.p_abort = float(d["p_abort"])

@@ -16,8 +16,9 @@ from game.errors import ModelFileError
 from game.records import read_events
 from regressors.datasets import END_KINDS, NO_REACH, build_dataset
 from regressors.estimators import Estimators
-from regressors.hazard import (HAZARD_FEATURES, HAZARD_FEATURES_LINEAR_Q, Q_BAND_FEATURES, HazardModel,
-                               expand_intervals, hazard_features, tenpai_other_ratio)
+from regressors.hazard import (HAZARD_FEATURES, HAZARD_FEATURES_BANDS, HAZARD_FEATURES_LINEAR_Q, Q_BAND_FEATURES,
+                               RIICHI_WALL_FEATURES, HazardModel, expand_intervals, hazard_features,
+                               tenpai_other_ratio)
 
 PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
                                    / "mjlog").glob("*.xml"))
@@ -281,3 +282,33 @@ def test_ron_scales_and_dama_share_count_the_tenpai_players_facing_discards(phoe
     assert hz.dama_share == pytest.approx(tenpai[False] / (tenpai[False] + tenpai[True]), rel=0.02)
     shipped = Estimators.default().hazard  # fitted on efficiency self-play
     assert 0.2 < shipped.ron_scale_riichi < shipped.ron_scale < 1.0
+
+
+def test_riichi_wall_terms_mark_each_interval():
+    """By hand: one and then two others in riichi at a decision with 45 tiles left, intervals
+    1, 2, 3, 7, 9, 11 and 12 (so 45, 41, 37, 21, 13, 5 and 1 tiles left then)."""
+    q = np.array([1, 2, 3, 7, 9, 11, 12])
+    cols = {}
+    for ro in (1, 2):
+        X = hazard_features(np.full(7, 45), q, np.full(7, ro), np.ones((7, 3)), np.zeros(7), np.zeros(7))
+        cols[ro] = {name: X[:, HAZARD_FEATURES.index(name)].tolist() for name in RIICHI_WALL_FEATURES}
+    assert cols[1]["riichi_x_ge_40"] == [1, 1, 0, 0, 0, 0, 0]
+    assert cols[1]["riichi_x_lt_20"] == [0, 0, 0, 0, 1, 1, 1]
+    assert cols[1]["riichi_x_lt_10"] == [0, 0, 0, 0, 0, 1, 1]
+    assert cols[1]["riichi_x_lt_4"] == [0, 0, 0, 0, 0, 0, 1]
+    assert cols[1]["riichi_x_q_eq_1"] == [1, 0, 0, 0, 0, 0, 0]
+    assert cols[1]["riichi_x_q_eq_2"] == [0, 1, 0, 0, 0, 0, 0]
+    assert all(np.array(cols[2][k]).tolist() == (2 * np.array(v)).tolist() for k, v in cols[1].items())
+    X = hazard_features(np.full(7, 45), q, np.zeros(7), np.ones((7, 3)), np.zeros(7), np.zeros(7))
+    assert not X[:, [HAZARD_FEATURES.index(n) for n in RIICHI_WALL_FEATURES]].any()
+
+
+def test_a_hazard_fitted_with_the_bands_only_still_loads_and_reads_its_columns(phoenix, tmp_path):
+    """A file fitted with the q bands and before the riichi terms keeps its predictions."""
+    _, ds = phoenix
+    pt = _pt(ds.arrays, Estimators.default())
+    bands = HazardModel(features=HAZARD_FEATURES_BANDS).fit(ds.arrays, pt)
+    back = HazardModel.load(bands.save(tmp_path / "hazard.json"))
+    assert back.other.feature_names == HAZARD_FEATURES_BANDS
+    X, _, _ = expand_intervals(ds.arrays, pt)
+    np.testing.assert_allclose(back.p_other_rows(X), bands.other.predict_proba(X[:, :len(HAZARD_FEATURES_BANDS)]))

@@ -1053,6 +1053,38 @@ def test_hazard_scale_makes_another_win_k_times_as_likely(est):
     assert all(vb[t][2] > va[t][2] + 0.05 for t in va)  # another's win
 
 
+def test_hazard_file_plays_the_files_hazard(est):
+    """``hazard_file``: the other-win hazard (and the rest of the hazard file) are the file's;
+    the other estimators stay. Session 51's refit knows that another's win comes sooner facing
+    an early riichi than the shipped hazard says (its records: 1.86 times as often with 45-70
+    tiles left then): at a 1-shanten hand facing a riichi of the first go-around, ``P_O`` of
+    the next intervals is higher and PSM expects another's win more often after every discard."""
+    from game.errors import MahjongError
+    from player.agents.mdp import HAZARD_S51
+    from regressors.hazard import HazardModel
+
+    ev = events_for("123m 456p 789s 55s 2p E", [("N", {1: "9m", 2: "9m", 3: "9m"})], riichi={1: 0}, last_draw="W")
+    plain, refit = agent_at(ev, est), agent_at(ev, est, hazard_file=str(HAZARD_S51))
+    assert refit.est.tenpai is est.tenpai and refit.est.hazard is not est.hazard
+    a = situation_of(plain.state, est).params
+    b = situation_of(refit.state, refit.est).params
+    c = situation_of(plain.state, est.with_hazard(HazardModel.load(HAZARD_S51))).params
+    assert np.array_equal(np.asarray(b.p_other), np.asarray(c.p_other))
+    assert np.all(np.asarray(b.p_other)[1:4] > 1.2 * np.asarray(a.p_other)[1:4])
+    legal = discard_legal(plain)
+    va = {(x["pai"], x["tsumogiri"]): e for x, _, e in plain.value(plain.state, legal)}
+    vb = {(x["pai"], x["tsumogiri"]): e for x, _, e in refit.value(refit.state, legal)}
+    pushed = [t for t in va if va[t][-1] < 0.01 and vb[t][-1] < 0.01]  # plans that never fold (OUTCOMES' last)
+    assert len(pushed) >= 5 and all(vb[t][2] > va[t][2] + 0.03 for t in pushed)  # another's win
+    with pytest.raises(MahjongError):
+        MdpAgent(hazard_file=str(HAZARD_S51), table="cnn-bot")
+    with pytest.raises(MahjongError):
+        MdpAgent(estimators=est, hazard_file="no/such/hazard.json")
+    from player.registry import model_files  # a resumed run checks the file with the rest
+
+    assert HAZARD_S51 in model_files(f"mdp:hazard_file={HAZARD_S51}") and HAZARD_S51 not in model_files("mdp")
+
+
 def test_deal_in_cnn_takes_the_cnn_ron_head_and_keeps_what_is_known(est):
     """``deal_in=cnn``: P(ron_j(t)) is the CNN estimators' ron head for each opponent (their
     batch prediction, by absolute seat), P_L its union (Eq. 20's last line), except that the

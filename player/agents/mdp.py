@@ -198,6 +198,10 @@ TABLE = "mixed"
 #: 0.022 +- 0.030 (docs/sessions.md, "Session 36").
 RANK_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "rank_sim.json"
 RANK_ESTIMATORS = "estimators"
+#: The other-win hazard refitted on 600 games of session 45's player with the others' riichi by
+#: the wall (``python -m regressors.hazard_refit``; held-out log loss 0.22916 against the shipped
+#: 0.23018; regressors/README.md), played by ``hazard_file`` (docs/sessions.md, "Session 51").
+HAZARD_S51 = Path(__file__).resolve().parents[2] / "regressors" / "models" / "hazard_s51.json"
 
 
 def table_dirs(table: str) -> dict[str, Path]:
@@ -264,7 +268,7 @@ class MdpAgent(Agent):
                  scenarios1_file: str | None = None, riichi_danger: float = 1.0, hazard_scale: float = 1.0, tie_net: str | None = None, split_fold: bool = False,
                  call_bonus: float = 0.0, riichi_bonus: float = 0.0, tie_soft: float = 0.0, tie_views: int = 1,
                  deal_in: str = DEAL_IN, deal_in_file: str | None = None, table: str = TABLE,
-                 rank_file: str = str(RANK_FILE), **switches: bool) -> None:
+                 rank_file: str = str(RANK_FILE), hazard_file: str | None = None, **switches: bool) -> None:
         """``model`` (or its fields as keywords, e.g. ``hazard=False``) says how the MDPs
         model the table (:class:`abstractions.situation.TableModel`; every fix on by default).
         ``call_states``: the state budget of a call decision's graph; ``call_m``: the calls
@@ -293,7 +297,9 @@ class MdpAgent(Agent):
         played at (:data:`TABLE_CHOICES`; ``estimators`` or ``est_dir`` given: those, always);
         ``rank_file``: Eq. 1's final-rank model (:data:`RANK_FILE`; a ``final_rank`` or a
         ``rank_sim`` file, :func:`regressors.estimators.load_rank_model`; ``estimators``: the
-        estimators' own logistic regression);
+        estimators' own logistic regression); ``hazard_file``: a hazard file
+        (``regressors.hazard``) in place of the estimators' (:data:`HAZARD_S51`: session 51's refit;
+        with ``table=mixed`` only);
         ``tie_net``: the folder of the discard net that
         orders near-ties and far discards (default :data:`TIE_NET`); ``split_fold``: PSM's
         predicted endings show each planned fold as that fold ends (lose, another's win, noten;
@@ -320,6 +326,12 @@ class MdpAgent(Agent):
         self.table = "mixed" if fixed else table
         # loaded with the agent: a missing file fails here, not at the first game
         self._tables = {name: Estimators.load(folder) for name, folder in table_dirs(self.table).items()}
+        if hazard_file is not None:
+            if self.table != "mixed":
+                raise MahjongError(f"table={table} and hazard_file name two hazards")
+            from regressors.hazard import HazardModel
+
+            estimators = estimators.with_hazard(HazardModel.load(hazard_file))
         if rank_file != RANK_ESTIMATORS:
             rank_model = load_rank_model(rank_file)
             estimators = estimators.with_final_rank(rank_model)
@@ -405,7 +417,7 @@ class MdpAgent(Agent):
         if unknown:
             raise MahjongError(f"unknown mdp option(s) {sorted(unknown)}; known: fold, hanchan, call_states, "
                                f"call_m, kans, tie, tie_by, tie_shanten, tie_max, far_by, far_fold, far, d3, states2, d0, d1, m1, method2, est_dir, tie_net, "
-                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, hazard_scale, split_fold, call_bonus, riichi_bonus, tie_soft, tie_views, deal_in, deal_in_file, table, rank_file, "
+                               f"scenarios_file, m2_from, scenarios1_file, riichi_danger, hazard_scale, split_fold, call_bonus, riichi_bonus, tie_soft, tie_views, deal_in, deal_in_file, table, rank_file, hazard_file, "
                                f"{', '.join(TableModel.__dataclass_fields__)}")
         base = model or TableModel()
         self.model = TableModel(**{**base.__dict__, **{k: bool(v) for k, v in switches.items()}})
