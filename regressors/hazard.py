@@ -65,10 +65,10 @@ WALL_BINS = (4, 10, 20, 30, 40, 50)
 #: 5-7, 0.87 at 12+; with the bands 0.96-1.05; docs/sessions.md, "Session 33").
 Q_BAND_FEATURES = ("q_eq_1", "q_eq_2", "q_3_to_4", "q_ge_12", "q_ge_12_x_tiles_left_then")
 #: The others' riichi by the wall and the interval (session 51): with ``riichi_others`` as one
-#: term (and ``riichi_x_turns``) the hazard facing a riichi was off by the wall on held-out games
-#: of today's player (observed / predicted other wins 1.6-2.0 with 45-70 tiles left then, 0.85-0.97
-#: at 15-29, 1.2 at 5-14 and 1.56-1.59 at 0-4; with these 0.92-1.05 from 30 tiles down;
-#: docs/sessions.md, "Session 51").
+#: term (and ``riichi_x_turns``) the hazard facing a riichi was off by the wall on games of
+#: session 45's player (another's win observed / predicted 1.86 with 45-70 tiles left then, 0.89
+#: at 15-29, 1.20 at 5-14 and 1.58 at 0-4; refitted with these, held out by game: 1.26, 0.96,
+#: 1.04 and 1.03; docs/sessions.md, "Session 51").
 RIICHI_WALL_FEATURES = ("riichi_x_lt_4", "riichi_x_lt_10", "riichi_x_lt_20", "riichi_x_ge_40",
                         "riichi_x_q_eq_1", "riichi_x_q_eq_2")
 HAZARD_FEATURES = ("tiles_left_then", *(f"tiles_left_then_lt_{b}" for b in WALL_BINS), "turns_ahead",
