@@ -28,11 +28,7 @@ import numpy as np
 from regressors.base import LogReg
 from regressors.hazard import (HAZARD_FEATURES, HazardModel, abort_rate, expand_intervals, hazard_interval,
                                interval_counts)
-
-#: Bands of the tiles left in an interval, as inclusive (low, high) pairs.
-WALL_BANDS = ((45, 70), (30, 44), (15, 29), (5, 14), (0, 4))
-#: Regularisation of the refit (that of ``regressors.train``).
-C = 1.0
+from regressors.report import WALL_BANDS, log_loss
 
 
 def interval_rows(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -44,8 +40,9 @@ def interval_rows(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
 
 
 def fit_other(X: np.ndarray, y: np.ndarray) -> LogReg:
-    """The other-win regression on every feature of :data:`HAZARD_FEATURES`."""
-    return LogReg(HAZARD_FEATURES, C=C).fit(X, y)
+    """The other-win regression of a new :class:`HazardModel` (every feature of
+    :data:`HAZARD_FEATURES`, ``regressors.train``'s regularisation) fitted on ``(X, y)``."""
+    return HazardModel().other.fit(X, y)
 
 
 def by_riichi_and_wall(X: np.ndarray, y: np.ndarray, p: np.ndarray) -> dict[str, dict[str, float | None]]:
@@ -74,8 +71,7 @@ def held_out(X: np.ndarray, y: np.ndarray, game: np.ndarray, current: HazardMode
         p_refit[test] = fit_other(X[~test], y[~test]).predict_proba(X[test])
     out = {}
     for name, p in (("file", current.p_other_rows(X)), ("refit", p_refit)):
-        q = np.clip(p, 1e-9, 1 - 1e-9)
-        out[name] = {"log_loss": round(float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q))), 5),
+        out[name] = {"log_loss": round(log_loss(p, y), 5),
                      "observed_over_predicted": by_riichi_and_wall(X, y, p)}
     return out
 
