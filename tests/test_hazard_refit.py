@@ -65,3 +65,19 @@ def test_bad_input_exits_2_and_leaves_the_file(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--records", PHOENIX[0], "--folds", "1"])
     assert exc.value.code == 2
+
+
+@pytest.mark.parametrize("name", ["hazard_s51.json", "hazard_s52.json"])
+def test_the_shipped_refits_differ_from_the_shipped_hazard_in_the_refitted_fields_only(name):
+    """``hazard_s51.json`` and ``hazard_s52.json`` are ``hazard.json`` with the other-win
+    regression (today's features) and the abortive rate refitted, every other field the same
+    (the commands in regressors/README.md); they load, and predict otherwise than the file."""
+    base = json.loads((DEFAULT_DIR / "hazard.json").read_text())
+    refit = json.loads((DEFAULT_DIR / name).read_text())
+    assert refit.keys() == base.keys()
+    assert {k for k in base if refit[k] != base[k]} == {"other", "p_abort"}
+    assert refit["other"]["features"] == list(HAZARD_FEATURES)
+    a, b = HazardModel.load(DEFAULT_DIR / "hazard.json"), HazardModel.load(DEFAULT_DIR / name)
+    q = np.arange(1, 12)
+    pt, riichi, open_ = np.array([0.9, 0.2, 0.1]), np.array([True, False, False]), np.zeros(3, bool)
+    assert np.abs(a.p_other(40, pt, riichi, open_, q, False) - b.p_other(40, pt, riichi, open_, q, False)).max() > 1e-3

@@ -299,7 +299,8 @@ class MdpAgent(Agent):
         ``rank_sim`` file, :func:`regressors.estimators.load_rank_model`; ``estimators``: the
         estimators' own logistic regression); ``hazard_file``: a hazard file
         (``regressors.hazard``) in place of the estimators' (:data:`HAZARD_S51`: session 51's refit;
-        with ``table=mixed`` only);
+        ``regressors/models/hazard_s52.json``: session 52's, on the default's self-play; with
+        ``table=mixed`` only);
         ``tie_net``: the folder of the discard net that
         orders near-ties and far discards (default :data:`TIE_NET`); ``split_fold``: PSM's
         predicted endings show each planned fold as that fold ends (lose, another's win, noten;
