@@ -207,31 +207,38 @@ def expand_intervals(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     return X, y_other.astype(int), y_abort.astype(int)
 
 
-def tenpai_other_ratio(model: "HazardModel", arr: dict, pt: np.ndarray) -> float:
-    """How much rarer another's win is in the interval after a discard of a tenpai hand (not in
-    riichi) than ``model.other`` predicts, relative to the same ratio of the hands that are not
-    tenpai: ``(O_t / E_t) / (O_n / E_n)`` over the rows of the first interval (``q = 1``) whose
-    seat is not in riichi then, ``O`` the other wins observed, ``E`` the predicted ones, ``t``
-    the rows whose hand (14 tiles, ``dec_ctx``'s shanten) is tenpai, ``n`` the rest; at most
-    1, each count smoothed by half a win. The hazard is fitted on every row, with no feature
-    of the seat's own hand: while it is tenpai another's win is rarer (its ron comes first on
-    some discards, and its hands come at tables where the others are slow)."""
+def first_intervals(model: "HazardModel", arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                              np.ndarray]:
+    """``(observed, predicted, ctx, shanten)`` of the first interval (``q = 1``) after every
+    discard row whose seat is not in riichi then, the hand going on past the discard: another's
+    win in it (0/1), ``model``'s ``P_O`` of it, the row's ``dec_ctx`` and the seat's shanten
+    (its 14-tile hand's at the discard, at least 0)."""
     from regressors.datasets import END_KINDS
 
     t_left = np.maximum(arr["dec_t_left"].astype(np.int64), 1)
     kind = arr["dec_end_kind"].astype(np.int64)
     ctx = arr["dec_ctx"]
-    survived = t_left - (kind == END_KINDS.index("deal_in")) >= 1
     own_riichi = (ctx[:, 3] > 0) | (arr["dec_reach_q"].astype(np.int64) <= 1)
+    keep = (t_left - (kind == END_KINDS.index("deal_in")) >= 1) & ~own_riichi
     open_pt = np.where(arr["dec_takes"] > 0, pt, 0.0).max(1)
     X = hazard_features(ctx[:, 0], np.ones(len(t_left)), arr["dec_riichi"].sum(1), pt, open_pt, own_riichi)
-    expected = model.p_other_rows(X)
-    observed = (t_left == 1) & (kind == END_KINDS.index("other_win"))
-    free = survived & ~own_riichi
-    tenpai = free & (ctx[:, 4] <= 0)
-    rest = free & (ctx[:, 4] > 0)
+    observed = ((t_left == 1) & (kind == END_KINDS.index("other_win"))).astype(np.float64)
+    shanten = np.maximum(ctx[:, 4].astype(np.int64), 0)
+    return observed[keep], model.p_other_rows(X[keep]), ctx[keep], shanten[keep]
+
+
+def tenpai_other_ratio(model: "HazardModel", arr: dict, pt: np.ndarray) -> float:
+    """How much rarer another's win is in the interval after a discard of a tenpai hand (not in
+    riichi) than ``model.other`` predicts, relative to the same ratio of the hands that are not
+    tenpai: ``(O_t / E_t) / (O_n / E_n)`` over :func:`first_intervals`, ``O`` the other wins
+    observed, ``E`` the predicted ones, ``t`` the rows whose hand is tenpai, ``n`` the rest; at
+    most 1, each count smoothed by half a win. The hazard is fitted on every row, with no feature
+    of the seat's own hand: while it is tenpai another's win is rarer (its ron comes first on
+    some discards, and its hands come at tables where the others are slow)."""
+    observed, expected, _, shanten = first_intervals(model, arr, pt)
+    tenpai = shanten == 0
     ratio = ((observed[tenpai].sum() + 0.5) / (expected[tenpai].sum() + 0.5)) / \
-        ((observed[rest].sum() + 0.5) / (expected[rest].sum() + 0.5))
+        ((observed[~tenpai].sum() + 0.5) / (expected[~tenpai].sum() + 0.5))
     return float(min(1.0, ratio))
 
 

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from regressors.hazard import first_intervals
 from regressors.ron_wall import BANDS, band_of
 
 #: The seat's shanten classes, in the order of the ratios' columns.
@@ -36,33 +37,13 @@ CLASSES = ("tenpai", "1", "2", "3+")
 SMOOTH = 0.5
 
 
-def first_intervals(model, arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(observed, predicted, band, class)`` of the first interval (``q = 1``) after every
-    discard row of a seat not in riichi then, the hand going on past the discard: another's win
-    in it (0/1), ``model``'s ``P_O`` of it, the band of the tiles left at the discard and the
-    seat's shanten class (0 tenpai .. 3 for 3+)."""
-    from regressors.datasets import END_KINDS
-    from regressors.hazard import hazard_features
-
-    t_left = np.maximum(arr["dec_t_left"].astype(np.int64), 1)
-    kind = arr["dec_end_kind"].astype(np.int64)
-    ctx = arr["dec_ctx"]
-    own_riichi = (ctx[:, 3] > 0) | (arr["dec_reach_q"].astype(np.int64) <= 1)
-    keep = (t_left - (kind == END_KINDS.index("deal_in")) >= 1) & ~own_riichi
-    open_pt = np.where(arr["dec_takes"] > 0, pt, 0.0).max(1)
-    X = hazard_features(ctx[:, 0], np.ones(len(t_left)), arr["dec_riichi"].sum(1), pt, open_pt, own_riichi)
-    observed = ((t_left == 1) & (kind == END_KINDS.index("other_win"))).astype(np.float64)
-    predicted = model.p_other_rows(X)
-    cls = np.clip(ctx[:, 4].astype(np.int64), 0, len(CLASSES) - 1)
-    return observed[keep], predicted[keep], band_of(ctx[keep, 0]), cls[keep]
-
-
 def fit(model, arr: dict, pt: np.ndarray) -> dict:
     """The table against ``model``'s hazard: per band
     (rows) and shanten class (columns) ``(O_c / E_c) / (O_b / E_b)``, ``O`` the observed and
-    ``E`` the predicted other wins of :func:`first_intervals`, ``c`` the cell, ``b`` its band
+    ``E`` the predicted other wins of :func:`regressors.hazard.first_intervals`, ``c`` the cell, ``b`` its band
     (smoothed: :data:`SMOOTH`); with the counts."""
-    o, e, band, cls = first_intervals(model, arr, pt)
+    o, e, ctx, shanten = first_intervals(model, arr, pt)
+    band, cls = band_of(ctx[:, 0]), np.minimum(shanten, len(CLASSES) - 1)
     nb, nc = len(BANDS), len(CLASSES)
     obs, exp = np.zeros((nb, nc)), np.zeros((nb, nc))
     np.add.at(obs, (band, cls), o)

@@ -9,8 +9,8 @@ import pytest
 
 from regressors.datasets import END_KINDS, build_dataset
 from regressors.estimators import Estimators
-from regressors.hazard import HazardModel
-from regressors.other_shanten import BANDS, CLASSES, first_intervals, fit, format_table, main
+from regressors.hazard import HazardModel, first_intervals
+from regressors.other_shanten import BANDS, CLASSES, fit, format_table, main
 from regressors.ron_wall import band_of
 from test_hazard import PHOENIX, _first_interval_rows
 
@@ -85,7 +85,8 @@ def test_on_real_games_the_cells_count_every_first_interval(phoenix_rows):
     est = Estimators.default()
     pt = est.tenpai.predict_rows(arr)
     d = fit(est.hazard, arr, pt)
-    o, e, band, cls = first_intervals(est.hazard, arr, pt)
+    o, e, ctx, _ = first_intervals(est.hazard, arr, pt)
+    band = band_of(ctx[:, 0])
     assert int(np.sum(d["rows"])) == len(o) > 1000
     assert int(np.sum(d["observed"])) == int(o.sum()) > 20
     for b in range(len(BANDS)):
