@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from regressors.hazard import first_intervals
+from regressors.hazard import HazardModel, first_intervals
 from regressors.ron_wall import BANDS, band_of
 
 #: The seat's shanten classes, in the order of the ratios' columns.
@@ -37,11 +37,11 @@ CLASSES = ("tenpai", "1", "2", "3+")
 SMOOTH = 0.5
 
 
-def fit(model, arr: dict, pt: np.ndarray) -> dict:
-    """The table against ``model``'s hazard: per band
-    (rows) and shanten class (columns) ``(O_c / E_c) / (O_b / E_b)``, ``O`` the observed and
-    ``E`` the predicted other wins of :func:`regressors.hazard.first_intervals`, ``c`` the cell, ``b`` its band
-    (smoothed: :data:`SMOOTH`); with the counts."""
+def by_shanten(model, arr: dict, pt: np.ndarray) -> dict:
+    """The table against ``model``'s hazard: per band (rows) and shanten class (columns)
+    ``(O_c / E_c) / (O_b / E_b)``, ``O`` the observed and ``E`` the predicted other wins of
+    :func:`regressors.hazard.first_intervals`, ``c`` the cell, ``b`` its band (smoothed:
+    :data:`SMOOTH`); with the counts."""
     o, e, ctx, shanten = first_intervals(model, arr, pt)
     band, cls = band_of(ctx[:, 0]), np.minimum(shanten, len(CLASSES) - 1)
     nb, nc = len(BANDS), len(CLASSES)
@@ -71,7 +71,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from game.cli import reports_errors
     from regressors.datasets import load_or_build
     from regressors.estimators import DEFAULT_DIR, Estimators
-    from regressors.hazard import HazardModel
 
     @reports_errors
     def run() -> int:
@@ -89,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         target = HazardModel.load(args.hazard) if args.hazard else est.hazard  # a bad file fails before the replay
         spec = args.records if len(args.records) > 1 else args.records[0]
         arr = load_or_build(spec, args.cache, progress=not args.json).arrays
-        d = fit(target, arr, est.tenpai.predict_rows(arr))
+        d = by_shanten(target, arr, est.tenpai.predict_rows(arr))
         print(json.dumps(d) if args.json else format_table(d))
         return 0
 

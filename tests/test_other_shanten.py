@@ -10,7 +10,7 @@ import pytest
 from regressors.datasets import END_KINDS, build_dataset
 from regressors.estimators import Estimators
 from regressors.hazard import HazardModel, first_intervals
-from regressors.other_shanten import BANDS, CLASSES, fit, format_table, main
+from regressors.other_shanten import BANDS, CLASSES, by_shanten, format_table, main
 from regressors.ron_wall import band_of
 from test_hazard import PHOENIX, _first_interval_rows
 
@@ -32,7 +32,7 @@ def test_the_ratios_split_the_bands_wins_by_the_seats_shanten():
     the predicted is the band's), whatever the hazard predicts; the other bands hold nothing (1)."""
     hz = Estimators.default().hazard
     arr, pt = _rows({0: 0.04, 1: 0.08, 2: 0.12}, 6000)
-    d = fit(hz, arr, pt)
+    d = by_shanten(hz, arr, pt)
     b = int(band_of(40))
     r = np.asarray(d["ratio"])
     assert r.shape == (len(BANDS), len(CLASSES))
@@ -46,7 +46,7 @@ def test_the_ratios_split_the_bands_wins_by_the_seats_shanten():
     others = [i for i in range(len(BANDS)) if i != b]
     np.testing.assert_allclose(r[others], 1.0)
     # a hazard twice as high moves the band's level, not the ratios between the hands
-    r2 = np.asarray(fit(_scaled(hz, 2.0), arr, pt)["ratio"])
+    r2 = np.asarray(by_shanten(_scaled(hz, 2.0), arr, pt)["ratio"])
     np.testing.assert_allclose(r2[b], r[b], rtol=0.02)
 
 
@@ -61,15 +61,15 @@ def _scaled(hz: HazardModel, k: float) -> HazardModel:
 def test_rows_in_riichi_and_rows_dealt_in_at_once_do_not_count():
     hz = Estimators.default().hazard
     arr, pt = _rows({0: 0.04, 1: 0.08}, 3000)
-    base = fit(hz, arr, pt)
+    base = by_shanten(hz, arr, pt)
     more, pt2 = _rows({0: 0.5, 1: 0.5}, 500, seed=1)
     both = {k: np.concatenate([arr[k], more[k]]) for k in arr}
     both["dec_ctx"][len(pt):, 3] = 1  # the seat in riichi
-    assert fit(hz, both, np.vstack([pt, pt2]))["ratio"] == base["ratio"]
+    assert by_shanten(hz, both, np.vstack([pt, pt2]))["ratio"] == base["ratio"]
     dealt = {k: np.concatenate([arr[k], more[k]]) for k in arr}
     dealt["dec_t_left"][len(pt):] = 1
     dealt["dec_end_kind"][len(pt):] = END_KINDS.index("deal_in")
-    assert fit(hz, dealt, np.vstack([pt, pt2]))["ratio"] == base["ratio"]
+    assert by_shanten(hz, dealt, np.vstack([pt, pt2]))["ratio"] == base["ratio"]
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,7 @@ def test_on_real_games_the_cells_count_every_first_interval(phoenix_rows):
     arr = phoenix_rows
     est = Estimators.default()
     pt = est.tenpai.predict_rows(arr)
-    d = fit(est.hazard, arr, pt)
+    d = by_shanten(est.hazard, arr, pt)
     o, e, ctx, _ = first_intervals(est.hazard, arr, pt)
     band = band_of(ctx[:, 0])
     assert int(np.sum(d["rows"])) == len(o) > 1000
