@@ -50,8 +50,8 @@ def test_the_ratios_split_the_bands_wins_by_the_seats_shanten():
     np.testing.assert_allclose(r2[b], r[b], rtol=0.02)
 
 
-def _scaled(hz: HazardModel, k: float) -> HazardModel:
-    """``hz`` predicting ``k`` times its other-win hazard."""
+def _scaled(hz: HazardModel, k: float):
+    """An object whose ``p_other_rows`` is ``k`` times ``hz``'s (all that the table reads)."""
     class Scaled:
         def p_other_rows(self, X):
             return k * hz.p_other_rows(X)
