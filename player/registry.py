@@ -55,15 +55,16 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 
 
 def _mdp_models(opts: dict[str, Any]) -> list[Path]:
-    from player.agents.mdp import (DEAL_IN, DEAL_IN_CNN, FAR_BY, METHOD2, RANK_ESTIMATORS, RANK_FILE, TABLE, TIE,
-                                   TIE_BY, TIE_NET, table_dirs, uses_discard_net)
+    from player.agents.mdp import (DEAL_IN, DEAL_IN_CNN, FAR_BY, METHOD2, RANK_ESTIMATORS, RANK_FILE, SCENARIOS_FILE,
+                                   TABLE, TIE, TIE_BY, TIE_NET, hazard_path, table_dirs, uses_discard_net)
     from regressors.estimators import DEFAULT_DIR, FILES
-    from regressors.scenarios import DEFAULT_PATH, SHANTEN1_PATH
+    from regressors.scenarios import SHANTEN1_PATH
 
     folder = Path(str(opts["est_dir"])) if "est_dir" in opts else DEFAULT_DIR
     files = [folder / fname for fname, _ in FILES.values()]
+    table = str(opts.get("table", TABLE))
     if "est_dir" not in opts:  # the tables' own estimators, loaded with the agent
-        files += [table_dir / fname for table_dir in table_dirs(str(opts.get("table", TABLE))).values()
+        files += [table_dir / fname for table_dir in table_dirs(table).values()
                   for fname, _ in FILES.values()]
     if uses_discard_net(opts.get("tie", TIE), opts.get("tie_by", TIE_BY), opts.get("far_by", FAR_BY)):
         from cnn.features import FEATURE_FILES, FEATURE_MODELS
@@ -72,14 +73,16 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
         files += [net_dir / "discard.pt", *(FEATURE_MODELS / f for f in FEATURE_FILES)]
     if opts.get("deal_in", DEAL_IN) == "cnn":
         files.append(Path(str(opts["deal_in_file"])) if "deal_in_file" in opts else DEAL_IN_CNN)
-    if "hazard_file" in opts:
-        files.append(Path(str(opts["hazard_file"])))
+    hazard = hazard_path(None if "hazard_file" not in opts else str(opts["hazard_file"]),
+                         est_dir=opts.get("est_dir"), table="mixed" if "est_dir" in opts else table)
+    if hazard is not None:
+        files.append(hazard)
     rank_file = str(opts.get("rank_file", RANK_FILE))
     if rank_file != RANK_ESTIMATORS:
         files.append(Path(rank_file))
     if not opts.get("method2", METHOD2):
         return files
-    files.append(Path(str(opts["scenarios_file"])) if "scenarios_file" in opts else DEFAULT_PATH)
+    files.append(Path(str(opts["scenarios_file"])) if "scenarios_file" in opts else SCENARIOS_FILE)
     if opts.get("m2_from") == 1:
         files.append(Path(str(opts["scenarios1_file"])) if "scenarios1_file" in opts else SHANTEN1_PATH)
     return files

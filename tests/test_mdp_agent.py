@@ -1064,7 +1064,7 @@ def test_hazard_file_plays_the_files_hazard(est):
     from regressors.hazard import HazardModel
 
     ev = events_for("123m 456p 789s 55s 2p E", [("N", {1: "9m", 2: "9m", 3: "9m"})], riichi={1: 0}, last_draw="W")
-    plain, refit = agent_at(ev, est), agent_at(ev, est, hazard_file=str(HAZARD_S51))
+    plain, refit = agent_at(ev, est, hazard_file="estimators"), agent_at(ev, est, hazard_file=str(HAZARD_S51))
     assert refit.est.tenpai is est.tenpai and refit.est.hazard is not est.hazard
     a = situation_of(plain.state, est).params
     b = situation_of(refit.state, refit.est).params
@@ -1083,6 +1083,44 @@ def test_hazard_file_plays_the_files_hazard(est):
     from player.registry import model_files  # a resumed run checks the file with the rest
 
     assert HAZARD_S51 in model_files(f"mdp:hazard_file={HAZARD_S51}") and HAZARD_S51 not in model_files("mdp")
+
+
+def test_the_default_plays_its_self_play_hazard_and_session_45s_regressions(est, tmp_path):
+    """Since session 53 the default plays the other-win hazard refitted on its own self-play
+    (``HAZARD_FILE``) and Method 2's regressions of session 45 (``SCENARIOS_FILE``): with them its
+    predicted endings came within 0.05 in 11 of 12 calibration cells of its self-play where the
+    estimators' own hazard gave 8. The refit expects fewer wins by others in the first turns of
+    an early hand (about half as many) and more in the middle of the wall; ``hazard_file=estimators``
+    plays the estimators' own, estimators read from ``est_dir`` keep theirs, and the run's model
+    files name what is played."""
+    import shutil
+
+    from player.agents.mdp import HAZARD_ESTIMATORS, HAZARD_FILE, SCENARIOS_FILE
+    from player.registry import model_files
+    from regressors.estimators import DEFAULT_DIR, FILES
+    from regressors.hazard import HazardModel
+    from regressors.scenarios import DEFAULT_PATH, ScenarioModel
+
+    ev = events_for("123m 456p 789s 55s 2p E", [("N", {1: "9m", 2: "9m", 3: "9m"})], last_draw="W")
+    default, own = agent_at(ev, est), agent_at(ev, est, hazard_file=HAZARD_ESTIMATORS)
+    folder = tmp_path / "est"
+    folder.mkdir()
+    for fname, _ in FILES.values():
+        shutil.copy(DEFAULT_DIR / fname, folder / fname)
+    from_dir = MdpAgent(est_dir=str(folder))
+    assert own.est.hazard is est.hazard and from_dir.est.hazard is not None
+    a = np.asarray(situation_of(own.state, own.est).params.p_other)
+    b = np.asarray(situation_of(default.state, default.est).params.p_other)
+    c = np.asarray(situation_of(default.state, est.with_hazard(HazardModel.load(HAZARD_FILE))).params.p_other)
+    d = np.asarray(situation_of(default.state, from_dir.est).params.p_other)
+    assert np.array_equal(b, c) and np.array_equal(a, d) and not np.array_equal(a, b)
+    assert np.all(b[:2] < 0.75 * a[:2]) and np.all(b[5:8] > 1.05 * a[5:8])
+    scen = ScenarioModel.load(SCENARIOS_FILE).branches[0].coef
+    assert np.array_equal(default._scenarios.branches[0].coef, scen)
+    assert not np.allclose(ScenarioModel.load(DEFAULT_PATH).branches[0].coef, scen)
+    assert {HAZARD_FILE, SCENARIOS_FILE} <= set(model_files("mdp"))
+    assert HAZARD_FILE not in model_files(f"mdp:hazard_file={HAZARD_ESTIMATORS}")
+    assert HAZARD_FILE not in model_files(f"mdp:est_dir={folder}") and HAZARD_FILE not in model_files("mdp:table=auto")
 
 
 def test_deal_in_cnn_takes_the_cnn_ron_head_and_keeps_what_is_known(est):

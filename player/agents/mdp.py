@@ -202,6 +202,31 @@ RANK_ESTIMATORS = "estimators"
 #: the wall (``python -m regressors.hazard_refit``; held-out log loss 0.22916 against the shipped
 #: 0.23018; regressors/README.md), played by ``hazard_file`` (docs/sessions.md, "Session 51").
 HAZARD_S51 = Path(__file__).resolve().parents[2] / "regressors" / "models" / "hazard_s51.json"
+#: The default's other-win hazard: the shipped estimators' hazard with ``other`` and ``p_abort``
+#: refitted on 300 games of session 52's default's own self-play (seed 31012; held-out log loss
+#: 0.23855 against 0.23911; regressors/README.md). With :data:`SCENARIOS_FILE` the player's
+#: predicted endings came within 0.05 in 11 of 12 calibration cells of its own self-play where
+#: the hazard of the estimators gave 8, and it played even (docs/sessions.md, "Session 52",
+#: "Session 53"). It refits the shipped estimators' hazard, so estimators read from a folder of
+#: their own (``est_dir``) or of a table (``table``) keep their own hazard; an ``estimators``
+#: object passed to the agent is taken for the shipped ones (``hazard_file=estimators`` keeps its hazard).
+HAZARD_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "hazard_s52.json"
+#: ``hazard_file`` that plays the estimators' own hazard (the default before session 53).
+HAZARD_ESTIMATORS = "estimators"
+#: The default's Method 2 regressions (Eq. 18): refitted in session 45 on 15,915 rows of that
+#: session's player and graphs (``python -m regressors.scenarios``; docs/sessions.md "Session 45");
+#: ``regressors.scenarios.DEFAULT_PATH`` holds those of session 16's rows, the default before
+#: session 53.
+SCENARIOS_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "scenarios_s45.json"
+
+
+def hazard_path(hazard_file: str | None, *, est_dir: str | None, table: str) -> Path | None:
+    """The hazard file an agent with these options plays over its estimators, None for the
+    estimators' own: ``hazard_file`` None is :data:`HAZARD_FILE` at the mixed table unless the
+    estimators come from ``est_dir``; :data:`HAZARD_ESTIMATORS` is the estimators' own."""
+    if hazard_file is None:
+        return HAZARD_FILE if est_dir is None and table == "mixed" else None
+    return None if hazard_file == HAZARD_ESTIMATORS else Path(hazard_file)
 
 
 def table_dirs(table: str) -> dict[str, Path]:
@@ -284,7 +309,7 @@ class MdpAgent(Agent):
         :data:`STATES2`); ``d0``, ``d1``: ``d`` of a tenpai and of a 1-shanten root's own-turn
         graph, ``m1``: the calls of the 1-shanten one (:data:`D0`, :data:`D1`, :data:`M1`);
         ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
-        the shipped one or ``scenarios_file``, loaded with the agent); ``m2_from``: Method 2's
+        by default :data:`SCENARIOS_FILE` or ``scenarios_file``, loaded with the agent); ``m2_from``: Method 2's
         first shanten (:data:`M2_FROM`; at 1 shanten with the regressions of ``scenarios1_file``,
         by default ``regressors.scenarios.SHANTEN1_PATH``); ``riichi_danger``: the deal-in
         chances into an opponent in riichi, times this (``abstractions.situation.build_situation``;
@@ -298,8 +323,9 @@ class MdpAgent(Agent):
         ``rank_file``: Eq. 1's final-rank model (:data:`RANK_FILE`; a ``final_rank`` or a
         ``rank_sim`` file, :func:`regressors.estimators.load_rank_model`; ``estimators``: the
         estimators' own logistic regression); ``hazard_file``: a hazard file
-        (``regressors.hazard``) in place of the estimators' (:data:`HAZARD_S51`: session 51's refit;
-        ``regressors/models/hazard_s52.json``: session 52's, on the default's self-play; with
+        (``regressors.hazard``) in place of the estimators' (:func:`hazard_path`: by default
+        :data:`HAZARD_FILE` over the shipped estimators at the mixed table; :data:`HAZARD_S51`:
+        session 51's refit; :data:`HAZARD_ESTIMATORS`: the estimators' own; a file with
         ``table=mixed`` only);
         ``tie_net``: the folder of the discard net that
         orders near-ties and far discards (default :data:`TIE_NET`); ``split_fold``: PSM's
@@ -327,12 +353,13 @@ class MdpAgent(Agent):
         self.table = "mixed" if fixed else table
         # loaded with the agent: a missing file fails here, not at the first game
         self._tables = {name: Estimators.load(folder) for name, folder in table_dirs(self.table).items()}
-        if hazard_file is not None:
-            if self.table != "mixed":
-                raise MahjongError(f"table={table} and hazard_file name two hazards")
+        if hazard_file not in (None, HAZARD_ESTIMATORS) and self.table != "mixed":
+            raise MahjongError(f"table={table} and hazard_file name two hazards")
+        hazard = hazard_path(hazard_file, est_dir=est_dir, table=self.table)
+        if hazard is not None:
             from regressors.hazard import HazardModel
 
-            estimators = estimators.with_hazard(HazardModel.load(hazard_file))
+            estimators = estimators.with_hazard(HazardModel.load(hazard))
         if rank_file != RANK_ESTIMATORS:
             rank_model = load_rank_model(rank_file)
             estimators = estimators.with_final_rank(rank_model)
@@ -394,10 +421,10 @@ class MdpAgent(Agent):
         self.m2_from = int(m2_from)
         self._scenarios1 = None
         if self.method2:  # built with the agent: a missing file fails here
-            from regressors.scenarios import DEFAULT_PATH, SHANTEN1_PATH, ScenarioModel
+            from regressors.scenarios import SHANTEN1_PATH, ScenarioModel
 
             if scenarios is None:
-                scenarios = ScenarioModel.load(DEFAULT_PATH if scenarios_file is None else scenarios_file)
+                scenarios = ScenarioModel.load(SCENARIOS_FILE if scenarios_file is None else scenarios_file)
             if self.m2_from == 1:
                 self._scenarios1 = ScenarioModel.load(SHANTEN1_PATH if scenarios1_file is None else scenarios1_file)
         self._scenarios = scenarios
