@@ -33,6 +33,15 @@ def est() -> Estimators:
     return Estimators.default()
 
 
+@pytest.fixture(scope="module", params=["shipped", "default"])
+def player_est(request) -> Estimators:
+    """The shipped estimators, and the default player's (their hazard refitted, session 53): the
+    issue's behaviours of the player hold with both."""
+    from player.agents.mdp import default_estimators
+
+    return Estimators.default() if request.param == "shipped" else default_estimators()
+
+
 def names(s: str) -> list[str]:
     """``"123m EE"`` style -> mjai names (honours E S W N P F C)."""
     out, digits = [], []
@@ -72,7 +81,8 @@ def events_for(hand: str, rounds: list[tuple[str, dict[int, str]]], *, riichi: d
     return ev
 
 
-def agent_at(events: list[dict], est: Estimators, **options) -> MdpAgent:
+def agent_at(events: list[dict], est: Estimators | None, **options) -> MdpAgent:
+    """The agent (``est`` None: the default's estimators) after seat 0 has seen ``events``."""
     a = MdpAgent(estimators=est, **options)
     a.start_game(0)
     for e in events:
@@ -234,9 +244,9 @@ def test_folds_to_genbutsu_against_a_riichi_with_a_poor_hand(est):
     assert agent.last_info["outcomes"]["fold"] > 0.3
 
 
-def test_declares_riichi_on_a_good_early_tenpai(est):
+def test_declares_riichi_on_a_good_early_tenpai(player_est):
     ev = events_for("123m 456p 789s 34s 55m", [("9p", {1: "9m", 2: "9s", 3: "1p"})], last_draw="N")
-    agent = agent_at(ev, est)
+    agent = agent_at(ev, player_est)
     choice = agent.act(discard_legal(agent, reach=True))
     assert choice["type"] == "reach", agent.explain()
     agent.observe({"type": "reach", "actor": 0})
@@ -271,17 +281,17 @@ def _early_tenpai(est, **options):
     return agent_at(ev, est, **options)
 
 
-def test_a_2000_point_ron_beats_an_early_tenpai_washout(est):
+def test_a_2000_point_ron_beats_an_early_tenpai_washout(player_est):
     """E1, equal scores, 65 tiles left: winning 2,000 by ron is worth more than reaching the
     draw tenpai (the noten payments, with the opponents tenpai as they will be at the draw)."""
-    st = _early_tenpai(est).state
+    st = _early_tenpai(player_est).state
     assert st.tiles_left >= 60
-    sit = situation_of(st, est)
+    sit = situation_of(st, player_est)
     ron = sit.table.u_win(np.array([2000.0]), False)[0]
     assert ron > sit.params.u_tw, (ron, sit.params.u_tw)
     # the opponents' tenpai *now* (early: about 0) made a tenpai washout worth nearly the
     # whole 3,000 of the noten payments, more than that ron: the first player's mistake
-    old = situation_of(st, est, model=FIRST_TABLE_MODEL)
+    old = situation_of(st, player_est, model=FIRST_TABLE_MODEL)
     assert old.params.u_tw > sit.params.u_tw
 
 
@@ -296,10 +306,10 @@ def test_other_win_hazard_rises_through_the_hand(est):
     assert riichi.shape == po.shape
 
 
-def test_declares_riichi_on_an_early_tenpai_without_yaku(est):
+def test_declares_riichi_on_an_early_tenpai_without_yaku(player_est):
     """A closed two-sided tenpai with no yaku (a triplet, terminals: no pinfu, no tanyao) and
     65 tiles left: only riichi can win by ron."""
-    agent = _early_tenpai(est)
+    agent = _early_tenpai(player_est)
     choice = agent.act(discard_legal(agent, reach=True))
     assert choice["type"] == "reach", agent.explain()
 
@@ -409,11 +419,11 @@ def _yakuhai_pon_offered(est, **options):
     return agent_at(ev, est, **options)
 
 
-def test_a_yakuhai_pon_at_three_shanten_is_valued_and_taken(est):
+def test_a_yakuhai_pon_at_three_shanten_is_valued_and_taken(player_est):
     """A 3-shanten hand of scattered tiles with a pair of red dragons: the pon is in the
     graph (the discarded dragon is on the table, not in the wall), it secures a yaku and a
     faster hand, and it wins more often than passing."""
-    agent = _yakuhai_pon_offered(est)
+    agent = _yakuhai_pon_offered(player_est)
     assert agent.state.unseen[mjai_to_kind("C")] == 1
     choice = agent.act(PON_C)
     assert agent.last_info["shanten"] == 3 and all(v is not None for _, v in agent.last_values)
@@ -1064,7 +1074,7 @@ def test_hazard_file_plays_the_files_hazard(est):
     from regressors.hazard import HazardModel
 
     ev = events_for("123m 456p 789s 55s 2p E", [("N", {1: "9m", 2: "9m", 3: "9m"})], riichi={1: 0}, last_draw="W")
-    plain, refit = agent_at(ev, est, hazard_file="estimators"), agent_at(ev, est, hazard_file=str(HAZARD_S51))
+    plain, refit = agent_at(ev, est), agent_at(ev, est, hazard_file=str(HAZARD_S51))
     assert refit.est.tenpai is est.tenpai and refit.est.hazard is not est.hazard
     a = situation_of(plain.state, est).params
     b = situation_of(refit.state, refit.est).params
@@ -1095,25 +1105,26 @@ def test_the_default_plays_its_self_play_hazard_and_session_45s_regressions(est,
     files name what is played."""
     import shutil
 
-    from player.agents.mdp import HAZARD_ESTIMATORS, HAZARD_FILE, SCENARIOS_FILE
+    from player.agents.mdp import HAZARD_ESTIMATORS, HAZARD_FILE, SCENARIOS_FILE, default_estimators
     from player.registry import model_files
     from regressors.estimators import DEFAULT_DIR, FILES
     from regressors.hazard import HazardModel
     from regressors.scenarios import DEFAULT_PATH, ScenarioModel
 
     ev = events_for("123m 456p 789s 55s 2p E", [("N", {1: "9m", 2: "9m", 3: "9m"})], last_draw="W")
-    default, own = agent_at(ev, est), agent_at(ev, est, hazard_file=HAZARD_ESTIMATORS)
+    default, own = agent_at(ev, None), agent_at(ev, None, hazard_file=HAZARD_ESTIMATORS)
     folder = tmp_path / "est"
     folder.mkdir()
     for fname, _ in FILES.values():
         shutil.copy(DEFAULT_DIR / fname, folder / fname)
-    from_dir = MdpAgent(est_dir=str(folder))
-    assert own.est.hazard is est.hazard and from_dir.est.hazard is not None
+    given, from_dir = agent_at(ev, est), MdpAgent(est_dir=str(folder))
+    assert given.est.hazard is est.hazard  # an estimators object is played as given
     a = np.asarray(situation_of(own.state, own.est).params.p_other)
     b = np.asarray(situation_of(default.state, default.est).params.p_other)
     c = np.asarray(situation_of(default.state, est.with_hazard(HazardModel.load(HAZARD_FILE))).params.p_other)
     d = np.asarray(situation_of(default.state, from_dir.est).params.p_other)
-    assert np.array_equal(b, c) and np.array_equal(a, d) and not np.array_equal(a, b)
+    e = np.asarray(situation_of(default.state, default_estimators()).params.p_other)
+    assert np.array_equal(b, c) and np.array_equal(b, e) and np.array_equal(a, d) and not np.array_equal(a, b)
     assert np.all(b[:2] < 0.75 * a[:2]) and np.all(b[5:8] > 1.05 * a[5:8])
     scen = ScenarioModel.load(SCENARIOS_FILE).branches[0].coef
     assert np.array_equal(default._scenarios.branches[0].coef, scen)

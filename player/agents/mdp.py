@@ -207,9 +207,8 @@ HAZARD_S51 = Path(__file__).resolve().parents[2] / "regressors" / "models" / "ha
 #: 0.23855 against 0.23911; regressors/README.md). With :data:`SCENARIOS_FILE` the player's
 #: predicted endings came within 0.05 in 11 of 12 calibration cells of its own self-play where
 #: the hazard of the estimators gave 8, and it played even (docs/sessions.md, "Session 52",
-#: "Session 53"). It refits the shipped estimators' hazard, so estimators read from a folder of
-#: their own (``est_dir``) or of a table (``table``) keep their own hazard; an ``estimators``
-#: object passed to the agent is taken for the shipped ones (``hazard_file=estimators`` keeps its hazard).
+#: "Session 53"). It refits the shipped estimators' hazard, so estimators of their own (an
+#: ``estimators`` object, ``est_dir``) or of a table (``table``) keep their own hazard.
 HAZARD_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "hazard_s52.json"
 #: ``hazard_file`` that plays the estimators' own hazard (the default before session 53).
 HAZARD_ESTIMATORS = "estimators"
@@ -220,13 +219,21 @@ HAZARD_ESTIMATORS = "estimators"
 SCENARIOS_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "scenarios_s45.json"
 
 
-def hazard_path(hazard_file: str | None, *, est_dir: str | None, table: str) -> Path | None:
+def hazard_path(hazard_file: str | None, *, own_estimators: bool, table: str) -> Path | None:
     """The hazard file an agent with these options plays over its estimators, None for the
-    estimators' own: ``hazard_file`` None is :data:`HAZARD_FILE` at the mixed table unless the
-    estimators come from ``est_dir``; :data:`HAZARD_ESTIMATORS` is the estimators' own."""
+    estimators' own: ``hazard_file`` None is :data:`HAZARD_FILE` over the shipped estimators at
+    the mixed table; :data:`HAZARD_ESTIMATORS` is the estimators' own."""
     if hazard_file is None:
-        return HAZARD_FILE if est_dir is None and table == "mixed" else None
+        return HAZARD_FILE if not own_estimators and table == "mixed" else None
     return None if hazard_file == HAZARD_ESTIMATORS else Path(hazard_file)
+
+
+def default_estimators():
+    """The estimators the default player plays: the shipped ones with :data:`HAZARD_FILE`'s hazard."""
+    from regressors.estimators import Estimators
+    from regressors.hazard import HazardModel
+
+    return Estimators.default().with_hazard(HazardModel.load(HAZARD_FILE))
 
 
 def table_dirs(table: str) -> dict[str, Path]:
@@ -355,7 +362,7 @@ class MdpAgent(Agent):
         self._tables = {name: Estimators.load(folder) for name, folder in table_dirs(self.table).items()}
         if hazard_file not in (None, HAZARD_ESTIMATORS) and self.table != "mixed":
             raise MahjongError(f"table={table} and hazard_file name two hazards")
-        hazard = hazard_path(hazard_file, est_dir=est_dir, table=self.table)
+        hazard = hazard_path(hazard_file, own_estimators=fixed, table=self.table)
         if hazard is not None:
             from regressors.hazard import HazardModel
 
