@@ -63,6 +63,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -79,6 +80,9 @@ from player.agents.efficiency import EfficiencyAgent, efficiency_keys
 from search.hand_graph import CHI_CODE, DEFAULT_D, DEFAULT_M, DEFAULT_MAX_STATES, HandGraph, build_graph
 from search.retrograde import OUTCOMES
 from search.shanten import shanten
+
+if TYPE_CHECKING:
+    from regressors.estimators import Estimators
 
 #: Hands this many shanten or more are left to the fallback (Sec. VII: rule-based > 3); the
 #: ``far`` option moves the bound, within :data:`FAR_RANGE` (``far=3``: the efficiency agent
@@ -206,8 +210,9 @@ HAZARD_S51 = Path(__file__).resolve().parents[2] / "regressors" / "models" / "ha
 #: refitted on 300 games of session 52's default's own self-play (seed 31012; held-out log loss
 #: 0.23855 against 0.23911; regressors/README.md). With :data:`SCENARIOS_FILE` the player's
 #: predicted endings came within 0.05 in 11 of 12 calibration cells of its own self-play where
-#: the hazard of the estimators gave 8, and it played even (docs/sessions.md, "Session 52",
-#: "Session 53"). It refits the shipped estimators' hazard, so estimators of their own (an
+#: the hazard of the estimators gave 8 (session 52), 11 of 13 on 300 fresh games (session 53),
+#: and it played the player before even or better (2,000 paired games against cnn-bot, -0.018
+#: +- 0.017; docs/sessions.md, "Session 52", "Session 53"). It refits the shipped estimators' hazard, so estimators of their own (an
 #: ``estimators`` object, ``est_dir``) or of a table (``table``) keep their own hazard.
 HAZARD_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "hazard_s52.json"
 #: ``hazard_file`` that plays the estimators' own hazard (the default before session 53).
@@ -228,7 +233,7 @@ def hazard_path(hazard_file: str | None, *, own_estimators: bool, table: str) ->
     return None if hazard_file == HAZARD_ESTIMATORS else Path(hazard_file)
 
 
-def default_estimators():
+def default_estimators() -> Estimators:
     """The estimators the default player plays: the shipped ones with :data:`HAZARD_FILE`'s hazard."""
     from regressors.estimators import Estimators
     from regressors.hazard import HazardModel
@@ -316,7 +321,7 @@ class MdpAgent(Agent):
         :data:`STATES2`); ``d0``, ``d1``: ``d`` of a tenpai and of a 1-shanten root's own-turn
         graph, ``m1``: the calls of the 1-shanten one (:data:`D0`, :data:`D1`, :data:`M1`);
         ``method2``: value the decisions at :data:`METHOD2_SHANTEN` by Method 2 with ``scenarios`` (a :class:`regressors.scenarios.ScenarioModel`, by default
-        by default :data:`SCENARIOS_FILE` or ``scenarios_file``, loaded with the agent); ``m2_from``: Method 2's
+        that of :data:`SCENARIOS_FILE` or ``scenarios_file``, loaded with the agent); ``m2_from``: Method 2's
         first shanten (:data:`M2_FROM`; at 1 shanten with the regressions of ``scenarios1_file``,
         by default ``regressors.scenarios.SHANTEN1_PATH``); ``riichi_danger``: the deal-in
         chances into an opponent in riichi, times this (``abstractions.situation.build_situation``;
