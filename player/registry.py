@@ -74,7 +74,7 @@ def _mdp_models(opts: dict[str, Any]) -> list[Path]:
     if opts.get("deal_in", DEAL_IN) == "cnn":
         files.append(Path(str(opts["deal_in_file"])) if "deal_in_file" in opts else DEAL_IN_CNN)
     hazard = hazard_path(None if "hazard_file" not in opts else str(opts["hazard_file"]),
-                         own_estimators="est_dir" in opts, table="mixed" if "est_dir" in opts else table)
+                         own_estimators="est_dir" in opts, table=table)
     if hazard is not None:
         files.append(hazard)
     rank_file = str(opts.get("rank_file", RANK_FILE))

@@ -212,8 +212,9 @@ HAZARD_S51 = Path(__file__).resolve().parents[2] / "regressors" / "models" / "ha
 #: predicted endings came within 0.05 in 11 of 12 calibration cells of its own self-play where
 #: the hazard of the estimators gave 8 (session 52), 11 of 13 on 300 fresh games (session 53),
 #: and it played the player before even or better (2,000 paired games against cnn-bot, -0.018
-#: +- 0.017; docs/sessions.md, "Session 52", "Session 53"). It refits the shipped estimators' hazard, so estimators of their own (an
-#: ``estimators`` object, ``est_dir``) or of a table (``table``) keep their own hazard.
+#: +- 0.017; docs/sessions.md, "Session 52", "Session 53"). It refits the shipped estimators'
+#: hazard, so estimators of their own (an ``estimators`` object, ``est_dir``) or of a table
+#: (``table``) keep their own hazard.
 HAZARD_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "hazard_s52.json"
 #: ``hazard_file`` that plays the estimators' own hazard (the default before session 53).
 HAZARD_ESTIMATORS = "estimators"
