@@ -94,10 +94,10 @@ def _sequence_values(h, order, p_lose, u_lose, p, u_other, u_end, out_v, out_pl,
 
 
 @numba.njit(cache=True)
-def _grown_value(h, order, p_lose, u_lose, pv, u_other, u_end, g, n_start, N):
+def _grown_value(h, order, p_lose, u_lose, pv, u_other, u_end, g, n_start, N, tail):
     """Value of the first ``N`` discards of ``order`` made from turn ``n_start`` on, the
     ``i``-th one's deal-in chance grown by ``g[n_start + i]``, another's win after it (but the
-    last) at ``pv[n_start + i + 1]``, then ``u_end``."""
+    last, unless ``tail``) at ``pv[n_start + i + 1]``, then ``u_end``."""
     if N == 0:
         return u_end
     sigma = 1.0
@@ -110,7 +110,8 @@ def _grown_value(h, order, p_lose, u_lose, pv, u_other, u_end, g, n_start, N):
             value += sigma * lam * u_lose[t]
             i += 1
             if i == N:
-                return value + sigma * (1.0 - lam) * u_end
+                q = pv[n_start + i] if tail else 0.0
+                return value + sigma * (1.0 - lam) * (q * u_other + (1.0 - q) * u_end)
             p = pv[n_start + i]
             value += sigma * (1.0 - lam) * p * u_other
             sigma *= (1.0 - lam) * (1.0 - p)
@@ -118,7 +119,7 @@ def _grown_value(h, order, p_lose, u_lose, pv, u_other, u_end, g, n_start, N):
 
 
 @numba.njit(cache=True)
-def _stop_values(hands, p_lose, u_lose, p, pv, u_other, u_end, T, g, kmax, locked, out):
+def _stop_values(hands, p_lose, u_lose, p, pv, u_other, u_end, T, g, kmax, locked, tail, out):
     """:func:`fsm_stop_values` into the turn-major ``out`` (T+1, n); ``p`` orders the kinds,
     ``pv`` (T+1) is the other-win chance by turn."""
     n = hands.shape[0]
@@ -129,6 +130,8 @@ def _stop_values(hands, p_lose, u_lose, p, pv, u_other, u_end, T, g, kmax, locke
     for i in range(T):
         if g[i] != 1.0 or pv[i + 1] != p:
             flat = False
+    # with ``tail`` and one hazard the last discard's other win is the end payoff's share (Eq. 13 stays exact)
+    u_last = p * u_other + (1.0 - p) * u_end if tail else u_end
     buf = np.empty(34, np.int64)
     kappa = np.empty(34)
     for s in range(n):
@@ -145,7 +148,7 @@ def _stop_values(hands, p_lose, u_lose, p, pv, u_other, u_end, T, g, kmax, locke
         order = buf[:_order_into(h, p_lose, u_lose, p, u_other, buf, kappa)]
         out[0, s] = u_end
         if flat:
-            n0 = _sequence_values(h, order, p_lose, u_lose, p, u_other, u_end, v, pl, al)
+            n0 = _sequence_values(h, order, p_lose, u_lose, p, u_other, u_last, v, pl, al)
             for k in range(1, top + 1):
                 out[k, s] = v[min(k, n0)]
         else:
@@ -153,12 +156,13 @@ def _stop_values(hands, p_lose, u_lose, p, pv, u_other, u_end, T, g, kmax, locke
             for t in range(h.shape[0]):
                 n0 += h[t]
             for k in range(1, top + 1):
-                out[k, s] = _grown_value(h, order, p_lose, u_lose, pv, u_other, u_end, g, T - k, min(k, n0))
+                out[k, s] = _grown_value(h, order, p_lose, u_lose, pv, u_other, u_end, g, T - k, min(k, n0), tail)
 
 
 def fsm_stop_values(hands: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, p: float, u_other: float,
                     u_end: float, T: int, g: np.ndarray, *, kmax: np.ndarray | None = None,
-                    locked: np.ndarray | None = None, p_turns: np.ndarray | None = None) -> np.ndarray:
+                    locked: np.ndarray | None = None, p_turns: np.ndarray | None = None,
+                    tail: bool = False) -> np.ndarray:
     """Closed-form fold value of each hand for every horizon ``k = 0..T`` -> (n, T+1).
 
     Column ``k`` uses ``N = min(k, N0)`` discards; column 0 is ``u_end``. ``g`` (T numbers,
@@ -168,6 +172,9 @@ def fsm_stop_values(hands: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, p
     common growth factor hardly moves. All ones: Eq. 13 exactly. ``p_turns`` (T+1 numbers,
     indexed as PSM's ``P_O[n]``): another wins after that discard at ``p_turns[T - k + i + 1]``,
     the hazard of the turn it is made in, instead of ``p`` (which still gives Eq. 12's order).
+    ``tail``: the fold's last discard too meets another's win, at the hazard of its interval,
+    before ``u_end`` (the hand runs on to the wall's end after it, as PSM's last discard meets
+    ``P_O[T]``; False: Eq. 11 as reconstructed, ``u_end`` right after the last discard).
     ``kmax`` (n,): hand ``s`` is valued for ``k <= kmax[s]`` only (NaN past it: the pairs a root-only solve does not
     take); ``locked`` (n,) bool: those hands cannot fold (``-inf``: after riichi). The result
     is a view of a turn-major array, as the retrograde kernels read it.
@@ -178,7 +185,7 @@ def fsm_stop_values(hands: np.ndarray, p_lose: np.ndarray, u_lose: np.ndarray, p
     locked = np.zeros(n, np.bool_) if locked is None else np.ascontiguousarray(locked, dtype=np.bool_)
     pv = _fold_hazards(p, p_turns, T)
     _stop_values(hands, p_lose, u_lose, float(p), pv, u_other, u_end, T, np.ascontiguousarray(g, dtype=np.float64),
-                 kmax, locked, out)
+                 kmax, locked, bool(tail), out)
     return out.T
 
 

@@ -160,6 +160,10 @@ class MDPParams:
         After each of a fold's discards another wins at ``p_other`` of the turn it is made in,
         as after PSM's own (False: ``fsm_p`` at every turn; ``fsm_p`` orders the fold's kinds
         either way).
+    fold_tail : bool
+        A fold's last discard too meets another's win (``fsm_p``, or ``p_other`` of its turn
+        with ``fold_turns``) before ``U_E``: the hand runs on to the wall's end after it, as
+        PSM's last discard meets ``P_O[T]`` (False: Eq. 11 as reconstructed, ``U_E`` right after it).
     u_end : float, optional
         FSM's end payoff ``U_E``; default ``u_nw``.
     tsumo_forced : bool
@@ -213,6 +217,7 @@ class MDPParams:
     fold: bool = True
     fold_growth: bool = False
     fold_turns: bool = False
+    fold_tail: bool = False
     u_end: float | None = None
     tsumo_forced: bool = False
     riichi: RiichiParams | None = None
@@ -277,7 +282,7 @@ class MDPParams:
                          tenpai_other=_scale(self.tenpai_other, "tenpai_other"),
                          draw_share=shares[0], progress_share=shares[1:], ron_ok=ron, furiten=bool(self.furiten), payoff=self.payoff,
                          fsm_p=float(self.fsm_p), fold=bool(self.fold), fold_growth=bool(self.fold_growth),
-                         fold_turns=bool(self.fold_turns), u_end=float(self.u_nw if self.u_end is None else self.u_end),
+                         fold_turns=bool(self.fold_turns), fold_tail=bool(self.fold_tail), u_end=float(self.u_nw if self.u_end is None else self.u_end),
                          tsumo_forced=bool(self.tsumo_forced), riichi=self.riichi, calls=bool(self.calls),
                          p_chi=float(self.p_chi), discards_per_turn=int(self.discards_per_turn),
                          seat_wind=int(self.seat_wind), round_wind=int(self.round_wind), yaku=bool(self.yaku),

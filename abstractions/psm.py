@@ -49,10 +49,10 @@ def solve_psm(graph: HandGraph, params: MDPParams, *, drawn: int | None = None, 
         p_turns = p.p_other if p.fold_turns else None
         v_stop = fsm_stop_values(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other, p.u_end, p.T, growth,
                                  kmax=turns_read(graph, p.T) if root_only else None,
-                                 locked=graph.riichi if graph.n_twins else None, p_turns=p_turns)
+                                 locked=graph.riichi if graph.n_twins else None, p_turns=p_turns, tail=p.fold_tail)
         if p.split_fold and track:
             fold_split = (fsm_fold_chances(graph.hands, p.p_lose, p.u_lose, p.fsm_p, p.u_other), growth,
-                          p.fsm_p if p_turns is None else p_turns)
+                          p.fsm_p if p_turns is None else p_turns, p.fold_tail)
     event = None
     if p.later_riichi is not None:
         # the endings follow the event (the world after it gives its own at the pairs it comes

@@ -517,6 +517,11 @@ class TableModel:
     win at ``P_O`` of the turns it is played in (``MDPParams.fold_turns``; issue 8 asks for FSM
     with PSM's hazards; else at FSM's one constant, the mean of ``P_O`` over the turns left,
     while a hand's first turns' hazard is about a tenth of its middle turns').
+    ``fold_tail``: a planned fold's last discard meets another's win too, as PSM's own last
+    discard does (``P_O[T]``; ``MDPParams.fold_tail``): the hand runs on to the wall's end after
+    it. Without it the fold ends noten right after its last discard, and at 1 shanten with 0-14
+    tiles left PSM's folds predicted another's win in 0.13 of them where 0.25 came (session 53's
+    default on its own self-play, 92 decisions; docs/sessions.md "Session 54").
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -550,6 +555,7 @@ class TableModel:
     ron_payer: bool = False  # our ron paid by each opponent at its share of our waits (ron_payers, docs/sessions.md "Session 46")
     ron_points: bool = False  # the others' wins worth their class's share by ron and by tsumo (Hazards.ron_points, docs/sessions.md "Session 47")
     fold_turns: bool = False  # with hazard: a planned fold meets P_O[n] of its own turns (docs/sessions.md "Session 49")
+    fold_tail: bool = False  # a planned fold meets another's win after its last discard too (docs/sessions.md "Session 54")
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)
@@ -801,7 +807,7 @@ def build_situation(state, estimates, rank_model, *, table: RankTable | None = N
                        draw_share=draw_share, progress_share=progress_share,
                        u_tw=u_tw, u_nw=u_nw, ron_ok=~own, furiten=model.furiten,
                        payoff=riichi_pay if in_riichi else plain,
-                       fsm_p=fsm_p, fold_growth=model.rising_fold, fold_turns=model.fold_turns and model.hazard,
+                       fsm_p=fsm_p, fold_growth=model.rising_fold, fold_turns=model.fold_turns and model.hazard, fold_tail=model.fold_tail,
                        riichi=riichi, calls=True,
                        discards_per_turn=3 if model.three_discards else 1,
                        seat_wind=int(state.seat_wind), round_wind=int(state.round_wind), yaku=True)

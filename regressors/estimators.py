@@ -177,8 +177,10 @@ class Estimators:
         ``facing``: also the table were an opponent to declare riichi now (the hazards, its
         win classes, who may declare), for ``abstractions.situation.later_riichi``."""
         from regressors.features import n_takes
+        from search.shanten import shanten
 
         me = view.seat
+        sh = int(shanten(np.asarray(view.hand, np.uint8)))  # the hazard of files since session 54 reads it
         others = [(me + k) % 4 for k in (1, 2, 3)]
         pt = d.p_tenpai[others]
         riichi = np.array([bool(view.riichi[j]) for j in others])
@@ -189,8 +191,8 @@ class Estimators:
         end[others] = hz.p_tenpai_end(w, pt, riichi, open_)
         ahead = np.zeros((len(q), 4))
         ahead[:, others] = hz.p_tenpai_ahead(w, pt, riichi, open_, q)
-        out = Hazards(hz.p_other(w, pt, riichi, open_, q, bool(view.riichi[me])),
-                      hz.p_other(w, pt, riichi, open_, q, True), hz.p_abort, end, ahead, hz.p_tsumo,
+        out = Hazards(hz.p_other(w, pt, riichi, open_, q, bool(view.riichi[me]), sh),
+                      hz.p_other(w, pt, riichi, open_, q, True, sh), hz.p_abort, end, ahead, hz.p_tsumo,
                       hz.p_ippatsu, hz.ron_scale, hz.ron_scale_riichi, hz.dama_share, hz.riichi_pass,
                       np.array([hz.ron_given_wait[wait_class(view, j)] for j in range(4)]), hz.tenpai_other,
                       hz.draw_share, np.array([[hz.ron_share_by[o][wait_class(view, j)] if j != me else 0.0
@@ -202,7 +204,7 @@ class Estimators:
             for x, j in enumerate(others):
                 one = np.arange(3) == x
                 for r, own in enumerate((bool(view.riichi[me]), True)):
-                    p_o[r, j] = hz.p_other(w, np.where(one, 1.0, pt), riichi | one, open_, q, own)
+                    p_o[r, j] = hz.p_other(w, np.where(one, 1.0, pt), riichi | one, open_, q, own, sh)
                 classes[j] = self.win_value.value_in_riichi(view, j)
             can = np.zeros(4, bool)
             can[others] = ~riichi & ~open_

@@ -71,17 +71,27 @@ Q_BAND_FEATURES = ("q_eq_1", "q_eq_2", "q_3_to_4", "q_ge_12", "q_ge_12_x_tiles_l
 #: 1.04 and 1.03; docs/sessions.md, "Session 51").
 RIICHI_WALL_FEATURES = ("riichi_x_lt_4", "riichi_x_lt_10", "riichi_x_lt_20", "riichi_x_ge_40",
                         "riichi_x_q_eq_1", "riichi_x_q_eq_2")
+#: Our own hand now (session 54): fitted on every seat alike, the hazard of session 52 saw
+#: another's win 1.19-1.33 times as often as it predicted after the discards of a seat at 1
+#: shanten with fewer than 15 tiles left and no riichi on the table, in every interval ahead
+#: (every seat there: 0.87-1.08; 300 games of the default's self-play, docs/sessions.md "Session 54").
+#: ``calm``: no other seat in riichi now; ``lt_15``: fewer than 15 tiles left now.
+OWN_HAND_FEATURES = ("own_tenpai", "own_1_shanten", "own_1_shanten_x_calm", "own_tenpai_x_lt_15",
+                     "own_1_shanten_x_lt_15", "own_1_shanten_x_calm_x_lt_15")
 HAZARD_FEATURES = ("tiles_left_then", *(f"tiles_left_then_lt_{b}" for b in WALL_BINS), "turns_ahead",
                    "riichi_others", "sum_pt", "max_pt", "any_open_pt", "own_riichi_then", "sum_pt_x_late",
-                   "riichi_x_turns", *Q_BAND_FEATURES, *RIICHI_WALL_FEATURES)
+                   "riichi_x_turns", *Q_BAND_FEATURES, *RIICHI_WALL_FEATURES, *OWN_HAND_FEATURES)
 #: The features of hazard files fitted before the bands (their leading columns): such a file
 #: still loads and reads those columns only (every shipped file before session 51: the bands
 #: played no better in games, docs/sessions.md "Session 33", and some of their records are gone).
-HAZARD_FEATURES_LINEAR_Q = HAZARD_FEATURES[:-len(Q_BAND_FEATURES) - len(RIICHI_WALL_FEATURES)]
+HAZARD_FEATURES_LINEAR_Q = HAZARD_FEATURES[:-len(Q_BAND_FEATURES) - len(RIICHI_WALL_FEATURES) - len(OWN_HAND_FEATURES)]
 #: The features of hazard files fitted with the bands and before the riichi terms.
-HAZARD_FEATURES_BANDS = HAZARD_FEATURES[:-len(RIICHI_WALL_FEATURES)]
+HAZARD_FEATURES_BANDS = HAZARD_FEATURES[:-len(RIICHI_WALL_FEATURES) - len(OWN_HAND_FEATURES)]
+#: The features of hazard files fitted with the riichi terms and before our own hand's
+#: (``hazard_s51.json``, ``hazard_s52.json``).
+HAZARD_FEATURES_RIICHI = HAZARD_FEATURES[:-len(OWN_HAND_FEATURES)]
 #: Every feature list a hazard file may hold: each a leading part of the next.
-HAZARD_FEATURE_SETS = (HAZARD_FEATURES_LINEAR_Q, HAZARD_FEATURES_BANDS, HAZARD_FEATURES)
+HAZARD_FEATURE_SETS = (HAZARD_FEATURES_LINEAR_Q, HAZARD_FEATURES_BANDS, HAZARD_FEATURES_RIICHI, HAZARD_FEATURES)
 END_TENPAI_FEATURES = ("pt", "riichi", "open", "tiles_left", "pt_x_tiles_left")
 #: Bins of the turns ahead (lower bounds) of the tenpai projection.
 AHEAD_BINS = (2, 3, 5, 7, 10)
@@ -93,16 +103,18 @@ MAX_AHEAD = 12
 
 
 def hazard_features(tiles_left: np.ndarray, q: np.ndarray, riichi_others: np.ndarray, pt: np.ndarray,
-                    open_pt: np.ndarray, own_riichi: np.ndarray) -> np.ndarray:
+                    open_pt: np.ndarray, own_riichi: np.ndarray, own_shanten: np.ndarray) -> np.ndarray:
     """Rows of :data:`HAZARD_FEATURES`.
 
     ``tiles_left``: live-wall tiles at *i*'s decision (after its draw); ``q``: the interval
     (1 = after the discard made now); ``pt`` (n, 3): the opponents' tenpai probabilities now
     (riichi = 1); ``open_pt``: the largest of them among open opponents; ``own_riichi``: *i*
-    is in riichi during interval ``q``.
+    is in riichi during interval ``q``; ``own_shanten``: *i*'s shanten now (its hand at the
+    decision; -1 counts as tenpai).
     """
     q = np.asarray(q, dtype=np.float64)
-    w_then = np.maximum(np.asarray(tiles_left, dtype=np.float64) - 4.0 * (q - 1.0), 0.0)
+    w_now = np.asarray(tiles_left, dtype=np.float64)
+    w_then = np.maximum(w_now - 4.0 * (q - 1.0), 0.0)
     late = 1.0 - w_then / 70.0
     pt = np.asarray(pt, dtype=np.float64)
     ro = np.asarray(riichi_others, dtype=np.float64)
@@ -113,7 +125,15 @@ def hazard_features(tiles_left: np.ndarray, q: np.ndarray, riichi_others: np.nda
                             pt.sum(1) * late, ro * q / 18.0,
                             q == 1, q == 2, (q >= 3) & (q <= 4), far, far * w_then / 70.0,
                             ro * (w_then < 4), ro * (w_then < 10), ro * (w_then < 20), ro * (w_then >= 40),
-                            ro * (q == 1), ro * (q == 2)]).astype(np.float32)
+                            ro * (q == 1), ro * (q == 2), *_own_hand_columns(own_shanten, ro, w_now)]).astype(np.float32)
+
+
+def _own_hand_columns(own_shanten: np.ndarray, riichi_others: np.ndarray, tiles_left: np.ndarray) -> list[np.ndarray]:
+    """The columns of :data:`OWN_HAND_FEATURES`."""
+    sh = np.asarray(own_shanten, dtype=np.float64)
+    tenpai, one = (sh <= 0).astype(float), (sh == 1).astype(float)
+    calm, late = (riichi_others == 0).astype(float), (tiles_left < 15).astype(float)
+    return [tenpai, one, one * calm, tenpai * late, one * late, one * calm * late]
 
 
 def hazard_interval(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -203,7 +223,7 @@ def expand_intervals(arr: dict, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     reach_q = arr["dec_reach_q"].astype(np.int64)
     own_riichi = (ctx[row, 3] > 0) | (q >= reach_q[row])
     X = hazard_features(ctx[row, 0], q, riichi[row].sum(1), pt[row], np.where(open_, pt, 0.0).max(1)[row],
-                        own_riichi)
+                        own_riichi, ctx[row, 4])
     return X, y_other.astype(int), y_abort.astype(int)
 
 
@@ -221,7 +241,8 @@ def first_intervals(model: "HazardModel", arr: dict, pt: np.ndarray) -> tuple[np
     own_riichi = (ctx[:, 3] > 0) | (arr["dec_reach_q"].astype(np.int64) <= 1)
     keep = (t_left - (kind == END_KINDS.index("deal_in")) >= 1) & ~own_riichi
     open_pt = np.where(arr["dec_takes"] > 0, pt, 0.0).max(1)
-    X = hazard_features(ctx[:, 0], np.ones(len(t_left)), arr["dec_riichi"].sum(1), pt, open_pt, own_riichi)
+    X = hazard_features(ctx[:, 0], np.ones(len(t_left)), arr["dec_riichi"].sum(1), pt, open_pt, own_riichi,
+                        ctx[:, 4])
     observed = ((t_left == 1) & (kind == END_KINDS.index("other_win"))).astype(np.float64)
     shanten = np.maximum(ctx[:, 4].astype(np.int64), 0)
     return observed[keep], model.p_other_rows(X[keep]), ctx[keep], shanten[keep]
@@ -298,15 +319,15 @@ class HazardModel:
         return self
 
     def p_other(self, tiles_left: int, pt: np.ndarray, riichi: np.ndarray, open_: np.ndarray,
-                q: np.ndarray, own_riichi: bool) -> np.ndarray:
+                q: np.ndarray, own_riichi: bool, own_shanten: int) -> np.ndarray:
         """``P_O`` for each interval ``q`` of one decision; ``pt``, ``riichi``, ``open_``: the
-        three opponents now."""
+        three opponents now; ``own_shanten``: ours now (read by files fitted since session 54)."""
         q = np.asarray(q, dtype=np.float64)
         n = len(q)
         pt3 = np.broadcast_to(np.asarray(pt, dtype=np.float64), (n, 3))
         open_pt = float(np.max(np.where(open_, pt, 0.0)))
         X = hazard_features(np.full(n, tiles_left), q, np.full(n, float(np.sum(riichi))), pt3,
-                            np.full(n, open_pt), np.full(n, float(own_riichi)))
+                            np.full(n, open_pt), np.full(n, float(own_riichi)), np.full(n, int(own_shanten)))
         return self.p_other_rows(X)
 
     def p_other_rows(self, X: np.ndarray) -> np.ndarray:

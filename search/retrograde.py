@@ -680,13 +680,13 @@ def policy_marks(live_ptr, live_h, live_win, live_m, A, B, L, U, sc, share_t, nh
 
 
 @numba.njit(cache=True)
-def _fold_row(row, lam, s, k, T, g, pv, iL, iO, iN, iF):
+def _fold_row(row, lam, s, k, T, g, pv, tail, iL, iO, iN, iF):
     """How the fold of state ``s`` with ``k`` discards left ends, into ``row``: ``row[iF] = 1``
     without ``lam``; with it (``abstractions.fsm.fsm_fold_chances``) the fold's own endings,
     the ones its value :func:`abstractions.fsm.fsm_stop_values` sums: its ``i``-th discard, made
     at turn ``T - k + i``, is ronned with ``lam[s, i] g[T - k + i]``, another wins with
-    ``pv[T - k + i + 1]`` after each but the last, and after ``min(k, tiles)`` discards it ends
-    noten (``U_E``)."""
+    ``pv[T - k + i + 1]`` after each but the last (after the last too with ``tail``), and after
+    ``min(k, tiles)`` discards it ends noten (``U_E``)."""
     for o in range(row.shape[0]):
         row[o] = 0.0
     if lam.shape[0] == 0:
@@ -704,10 +704,12 @@ def _fold_row(row, lam, s, k, T, g, pv, iL, iO, iN, iF):
         x *= g[T - k + i]
         pl += sigma * x
         pe = sigma * (1.0 - x)
-        if i + 1 < n and lam[s, i + 1] == lam[s, i + 1]:
+        last = i + 1 == n or lam[s, i + 1] != lam[s, i + 1]
+        if tail or not last:
             p = pv[T - k + i + 1]
             po += pe * p
             sigma = pe * (1.0 - p)
+            pe = sigma
     if iL >= 0:
         row[iL] += pl
     if iO >= 0:
@@ -719,7 +721,7 @@ def _fold_row(row, lam, s, k, T, g, pv, iL, iO, iN, iF):
 def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, U, sc, share_t, nh, h_ptr, h_tile, h_succ, h_decl, h_code, ma, mb,
                    win_ptr, win_tile, tenpai, cls, skip_locked, call_ptr, call_tile, call_chi, call_g0, node_chi, T,
                    g_lose, p_other, t_other, p_end, p_disc, ron_scale, ron_ok, u_tsumo, u_ron, allow_win, tsumo_forced, omap,
-                   fold_lam, fold_g, fold_p, VF, ED, stops, hbest, marks, PF_out, PD_out, q_event, ev, allow_event,
+                   fold_lam, fold_g, fold_p, fold_tail, VF, ED, stops, hbest, marks, PF_out, PD_out, q_event, ev, allow_event,
                    all_out, keep_all):
     """The ending probabilities (``OUTCOMES``) under the solved policy at the marked pairs.
 
@@ -788,7 +790,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, U,
                 continue
             stop = (stops[s] >> k) & 1
             if stop and k < T - 1:
-                _fold_row(pf[cur, s], fold_lam, s, k, T, fold_g, fold_p, iL, iO, iN, iF)
+                _fold_row(pf[cur, s], fold_lam, s, k, T, fold_g, fold_p, fold_tail, iL, iO, iN, iF)
                 continue
             # Eq. 9: the lumped draws, then each live draw's tsumo or discard
             fu, fr = _shares(share_t, sc, U, s, nn)
@@ -823,7 +825,7 @@ def endings_kernel(live_ptr, live_c, wtab, live_h, live_win, live_m, A, B, L, U,
                 for o in range(N_OUT):
                     PD_out[k - T + 1, s, o] = pd[omap[o]] if omap[o] >= 0 else 0.0
             if stop:
-                _fold_row(pf[cur, s], fold_lam, s, k, T, fold_g, fold_p, iL, iO, iN, iF)
+                _fold_row(pf[cur, s], fold_lam, s, k, T, fold_g, fold_p, fold_tail, iL, iO, iN, iF)
                 continue
             # Eq. 8: the opponents' discards, the last first, each answered as solve_kernel did
             for cc in range(call_ptr[s], call_ptr[s + 1]):
@@ -1049,12 +1051,12 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     world after the event, solved for the same pairs) add a chance event between our turns
     (:func:`solve_kernel`); the tracked endings follow it when ``event_endings`` is given (the
     ``endings_at`` of the world after it, see ``keep``), else they are the world's without the
-    event, under the policy that counts it. ``fold_split`` ``(lam, g, p)``: the tracked
+    event, under the policy that counts it. ``fold_split`` ``(lam, g, p[, tail])``: the tracked
     endings give a fold's own endings in place of ``fold`` (lose, another's win, noten at its
     end; :func:`_fold_row`) from the state and turn it is made at: ``lam`` (n, width) its
     discards' deal-in chances (``abstractions.fsm.fsm_fold_chances``), ``g`` (T numbers) their
-    growth by turn and ``p`` FSM's other-win chance (a number, or T+1 by turn as ``p_other``), those
-    that ``v_stop`` was computed with.
+    growth by turn and ``p`` FSM's other-win chance (a number, or T+1 by turn as ``p_other``), and
+    ``tail`` whether the fold's last discard meets it too, those that ``v_stop`` was computed with.
     Returns ``(VF, ED, PF, PD)``; ``VF``/``ED`` are (n, T+1) (views of turn-major arrays),
     ``PF``/``PD`` have shape (2, n, N_OUT) for ``k = T-1, T`` (zeros without ``track``).
     With ``keep`` (and ``track``) a fifth, ``endings_at(marks)``: the endings under this
@@ -1091,8 +1093,9 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     else:
         raise ValueError(f"discards_per_turn must be 1 or 3, got {discards_per_turn}")
     if fold_split is None:
-        fold_lam, fold_g, fold_p = np.zeros((0, 0)), np.ones(1), np.zeros(T + 1)
+        fold_lam, fold_g, fold_p, fold_tail = np.zeros((0, 0)), np.ones(1), np.zeros(T + 1), False
     else:
+        fold_tail = bool(fold_split[3]) if len(fold_split) > 3 else False
         fold_lam = np.ascontiguousarray(fold_split[0], dtype=np.float64)
         fold_g = np.ascontiguousarray(fold_split[1], dtype=np.float64)
         fold_p = np.ascontiguousarray(np.broadcast_to(np.asarray(fold_split[2], dtype=np.float64), (T + 1,)))
@@ -1189,7 +1192,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
                        graph.win_ptr, graph.win_tile, graph.tenpai, cls, skip_locked, call_ptr, graph.call_tile,
                        graph.call_chi, call_g0, node_chi, int(T), two["g_lose"], two["p_other"], t_other, two["p_end"],
                        two["p_disc"], two["ron_scale"], ron_ok, u_tsumo, u_ron, bool(allow_win), bool(tsumo_forced),
-                       omap, fold_lam, fold_g, fold_p, VF.reshape(-1), ED.reshape(-1), stops, hbest, marks, PF, PD,
+                       omap, fold_lam, fold_g, fold_p, fold_tail, VF.reshape(-1), ED.reshape(-1), stops, hbest, marks, PF, PD,
                        q_event, ev, follow, no_layers if all_out is None else all_out, all_out is not None)
 
     marks = np.zeros(n, np.int64)

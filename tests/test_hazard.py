@@ -16,7 +16,8 @@ from game.errors import ModelFileError
 from game.records import read_events
 from regressors.datasets import END_KINDS, NO_REACH, build_dataset
 from regressors.estimators import Estimators
-from regressors.hazard import (HAZARD_FEATURES, HAZARD_FEATURES_BANDS, HAZARD_FEATURES_LINEAR_Q, Q_BAND_FEATURES,
+from regressors.hazard import (HAZARD_FEATURES, HAZARD_FEATURES_BANDS, HAZARD_FEATURES_LINEAR_Q, HAZARD_FEATURES_RIICHI,
+                               OWN_HAND_FEATURES, Q_BAND_FEATURES,
                                RIICHI_WALL_FEATURES, HazardModel, expand_intervals, hazard_features,
                                tenpai_other_ratio)
 
@@ -134,7 +135,7 @@ def test_hazard_file_round_trip_and_errors(tmp_path):
     back = HazardModel.load(path)
     q = np.arange(1, 12)
     args = (40, np.array([0.2, 0.5, 0.1]), np.array([False, True, False]), np.array([True, False, False]))
-    np.testing.assert_array_equal(back.p_other(*args, q, False), hz.p_other(*args, q, False))
+    np.testing.assert_array_equal(back.p_other(*args, q, False, 1), hz.p_other(*args, q, False, 1))
     np.testing.assert_array_equal(back.p_tenpai_end(*args), hz.p_tenpai_end(*args))
     assert (back.dama_share, back.ron_scale, back.tenpai_other, back.draw_share, back.share_slope,
             back.ron_share_by) == \
@@ -150,7 +151,7 @@ def test_q_bands_mark_each_interval():
     """By hand: intervals 1, 2, 3, 4, 5, 11, 12 and 15 of a decision with 60 tiles left (so
     60, 56, 52, 48, 44, 20, 16 and 4 tiles left then)."""
     q = np.array([1, 2, 3, 4, 5, 11, 12, 15])
-    X = hazard_features(np.full(8, 60), q, np.zeros(8), np.zeros((8, 3)), np.zeros(8), np.zeros(8))
+    X = hazard_features(np.full(8, 60), q, np.zeros(8), np.zeros((8, 3)), np.zeros(8), np.zeros(8), np.full(8, 2))
     bands = {name: X[:, HAZARD_FEATURES.index(name)].tolist() for name in Q_BAND_FEATURES}
     assert bands["q_eq_1"] == [1, 0, 0, 0, 0, 0, 0, 0]
     assert bands["q_eq_2"] == [0, 1, 0, 0, 0, 0, 0, 0]
@@ -218,8 +219,8 @@ def test_shipped_hazards_are_sane():
     q = np.arange(1, 18)
     pt = np.array([0.1, 0.1, 0.1])
     none, no_open = np.zeros(3, bool), np.zeros(3, bool)
-    calm = hz.p_other(66, pt, none, no_open, q, False)
-    threat = hz.p_other(66, np.array([1.0, 0.1, 0.1]), np.array([True, False, False]), no_open, q, False)
+    calm = hz.p_other(66, pt, none, no_open, q, False, 2)
+    threat = hz.p_other(66, np.array([1.0, 0.1, 0.1]), np.array([True, False, False]), no_open, q, False, 2)
     assert np.all((calm > 0) & (calm < 0.3))
     assert np.all(threat[:8] > 1.5 * calm[:8])  # a riichi on the table ends hands sooner
     # a riichi opponent is all but sure to be tenpai at the draw; a quiet one is not
@@ -290,7 +291,7 @@ def test_riichi_wall_terms_mark_each_interval():
     q = np.array([1, 2, 3, 7, 9, 11, 12])
     cols = {}
     for ro in (1, 2):
-        X = hazard_features(np.full(7, 45), q, np.full(7, ro), np.ones((7, 3)), np.zeros(7), np.zeros(7))
+        X = hazard_features(np.full(7, 45), q, np.full(7, ro), np.ones((7, 3)), np.zeros(7), np.zeros(7), np.full(7, 2))
         cols[ro] = {name: X[:, HAZARD_FEATURES.index(name)].tolist() for name in RIICHI_WALL_FEATURES}
     assert cols[1]["riichi_x_ge_40"] == [1, 1, 0, 0, 0, 0, 0]
     assert cols[1]["riichi_x_lt_20"] == [0, 0, 0, 0, 1, 1, 1]
@@ -299,16 +300,38 @@ def test_riichi_wall_terms_mark_each_interval():
     assert cols[1]["riichi_x_q_eq_1"] == [1, 0, 0, 0, 0, 0, 0]
     assert cols[1]["riichi_x_q_eq_2"] == [0, 1, 0, 0, 0, 0, 0]
     assert all(np.array(cols[2][k]).tolist() == (2 * np.array(v)).tolist() for k, v in cols[1].items())
-    X = hazard_features(np.full(7, 45), q, np.zeros(7), np.ones((7, 3)), np.zeros(7), np.zeros(7))
+    X = hazard_features(np.full(7, 45), q, np.zeros(7), np.ones((7, 3)), np.zeros(7), np.zeros(7), np.full(7, 2))
     assert not X[:, [HAZARD_FEATURES.index(n) for n in RIICHI_WALL_FEATURES]].any()
 
 
-def test_a_hazard_fitted_with_the_bands_only_still_loads_and_reads_its_columns(phoenix, tmp_path):
-    """A file fitted with the q bands and before the riichi terms keeps its predictions."""
+@pytest.mark.parametrize("features", [HAZARD_FEATURES_BANDS, HAZARD_FEATURES_RIICHI])
+def test_a_hazard_fitted_with_fewer_terms_still_loads_and_reads_its_columns(phoenix, tmp_path, features):
+    """A file fitted with the q bands and before the riichi terms, or with them and before our
+    own hand's (``hazard_s51.json``, ``hazard_s52.json``), keeps its predictions, and those
+    do not depend on our hand; a fit with every term's do."""
     _, ds = phoenix
     pt = _pt(ds.arrays, Estimators.default())
-    bands = HazardModel(features=HAZARD_FEATURES_BANDS).fit(ds.arrays, pt)
+    bands = HazardModel(features=features).fit(ds.arrays, pt)
     back = HazardModel.load(bands.save(tmp_path / "hazard.json"))
-    assert back.other.feature_names == HAZARD_FEATURES_BANDS
+    assert back.other.feature_names == features
     X, _, _ = expand_intervals(ds.arrays, pt)
-    np.testing.assert_allclose(back.p_other_rows(X), bands.other.predict_proba(X[:, :len(HAZARD_FEATURES_BANDS)]))
+    np.testing.assert_allclose(back.p_other_rows(X), bands.other.predict_proba(X[:, :len(features)]))
+    args = (10, np.array([0.3, 0.2, 0.1]), np.zeros(3, bool), np.zeros(3, bool), np.arange(1, 4), False)
+    assert np.array_equal(back.p_other(*args, 1), back.p_other(*args, 3))
+    full = HazardModel().fit(ds.arrays, pt)
+    assert np.abs(full.p_other(*args, 1) - full.p_other(*args, 3)).max() > 1e-4
+
+
+def test_own_hand_columns_mark_the_seat_s_hand_now():
+    """By hand: our shanten now (-1 and 0 count as tenpai), the others' riichi now and the
+    tiles left now (not then: the terms say how the hand we hold now meets the intervals ahead)."""
+    sh = np.array([-1, 0, 1, 1, 1, 2, 3])
+    ro = np.array([0, 0, 0, 1, 0, 0, 2])
+    now = np.array([10, 20, 10, 10, 40, 10, 5])
+    q = np.array([1, 1, 1, 1, 8, 2, 1])  # the fifth: 12 tiles left then, still not late now
+    X = hazard_features(now, q, ro, np.zeros((7, 3)), np.zeros(7), np.zeros(7), sh)
+    cols = {name: X[:, HAZARD_FEATURES.index(name)].tolist() for name in OWN_HAND_FEATURES}
+    assert cols == {"own_tenpai": [1, 1, 0, 0, 0, 0, 0], "own_1_shanten": [0, 0, 1, 1, 1, 0, 0],
+                    "own_1_shanten_x_calm": [0, 0, 1, 0, 1, 0, 0], "own_tenpai_x_lt_15": [1, 0, 0, 0, 0, 0, 0],
+                    "own_1_shanten_x_lt_15": [0, 0, 1, 1, 0, 0, 0],
+                    "own_1_shanten_x_calm_x_lt_15": [0, 0, 1, 0, 0, 0, 0]}

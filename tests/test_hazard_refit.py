@@ -10,7 +10,7 @@ import pytest
 
 from regressors.datasets import build_dataset
 from regressors.estimators import DEFAULT_DIR, Estimators
-from regressors.hazard import HAZARD_FEATURES, HazardModel
+from regressors.hazard import HAZARD_FEATURES, HAZARD_FEATURES_RIICHI, HazardModel
 from regressors.hazard_refit import by_riichi_and_wall, fit_other, interval_rows, main
 
 PHOENIX = sorted(str(p) for p in (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phoenix"
@@ -50,7 +50,7 @@ def test_write_replaces_the_other_win_regression_and_keeps_the_rest(tmp_path, ca
     assert (new.ron_scale, new.share_slope, new.ron_share_by, new.discards, new.ron_wall) == \
         (old.ron_scale, old.share_slope, old.ron_share_by, old.discards, old.ron_wall)
     args = (30, np.array([1.0, 0.2, 0.1]), np.array([True, False, False]), np.array([False, False, True]))
-    assert np.abs(new.p_other(*args, np.arange(1, 8), False) - old.p_other(*args, np.arange(1, 8), False)).max() > 1e-3
+    assert np.abs(new.p_other(*args, np.arange(1, 8), False, 1) - old.p_other(*args, np.arange(1, 8), False, 1)).max() > 1e-3
 
 
 def test_bad_input_exits_2_and_leaves_the_file(tmp_path, capsys):
@@ -76,8 +76,8 @@ def test_the_shipped_refits_differ_from_the_shipped_hazard_in_the_refitted_field
     refit = json.loads((DEFAULT_DIR / name).read_text())
     assert refit.keys() == base.keys()
     assert {k for k in base if refit[k] != base[k]} == {"other", "p_abort"}
-    assert refit["other"]["features"] == list(HAZARD_FEATURES)
+    assert refit["other"]["features"] == list(HAZARD_FEATURES_RIICHI)  # fitted before our own hand's terms
     a, b = HazardModel.load(DEFAULT_DIR / "hazard.json"), HazardModel.load(DEFAULT_DIR / name)
     q = np.arange(1, 12)
     pt, riichi, open_ = np.array([0.9, 0.2, 0.1]), np.array([True, False, False]), np.zeros(3, bool)
-    assert np.abs(a.p_other(40, pt, riichi, open_, q, False) - b.p_other(40, pt, riichi, open_, q, False)).max() > 1e-3
+    assert np.abs(a.p_other(40, pt, riichi, open_, q, False, 1) - b.p_other(40, pt, riichi, open_, q, False, 1)).max() > 1e-3

@@ -91,7 +91,7 @@ class Brute:
             # the hazard after the fold's i-th discard, made at turn n + i: P_O[n + i + 1]
             hazard = np.asarray(p.p_other)[n + 1:] if p.fold_turns else p.fsm_p
             stop = _fsm_sequence_value(seq, h, p.p_lose, p.u_lose, hazard, p.u_other, p.u_end,
-                                       min(p.T - n, len(seq)), growth)
+                                       min(p.T - n, len(seq)), growth, tail=p.fold_tail)
             return max(cont, stop)
         return cont
 
@@ -173,15 +173,17 @@ def _setup(text, un, T, d, seed):
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
-@pytest.mark.parametrize("fold,furiten,fold_growth,fold_turns", [
-    (True, False, False, False), (False, False, False, False), (True, True, False, False),
-    (True, False, True, False), (True, False, True, True), (True, False, False, True)])
-def test_psm_equals_brute_force(case, fold, furiten, fold_growth, fold_turns):
+@pytest.mark.parametrize("fold,furiten,fold_growth,fold_turns,fold_tail", [
+    (True, False, False, False, False), (False, False, False, False, False), (True, True, False, False, False),
+    (True, False, True, False, False), (True, False, True, True, False), (True, False, False, True, False),
+    (True, False, False, False, True), (True, False, True, True, True)])
+def test_psm_equals_brute_force(case, fold, furiten, fold_growth, fold_turns, fold_tail):
     h, unseen, g, members, p = _setup(*CASES[case], seed=case)
     p.fold = fold
     p.furiten = furiten
     p.fold_growth = fold_growth
     p.fold_turns = fold_turns
+    p.fold_tail = fold_tail
     res = solve_psm(g, p)
     bf = Brute(h, unseen, p, members=members, fold=fold)
     if h.sum() % 3 == 2:
@@ -277,8 +279,10 @@ def _assert_endings_explain_values(res, pay: dict) -> None:
         assert float(pr @ vec) == pytest.approx(value, abs=1e-12)
 
 
-@pytest.mark.parametrize("fold_growth,fold_turns", [(False, False), (True, False), (True, True)])
-def test_split_folds_end_as_their_value_says(fold_growth, fold_turns):
+@pytest.mark.parametrize("fold_growth,fold_turns,fold_tail", [(False, False, False), (True, False, False),
+                                                             (True, True, False), (False, False, True),
+                                                             (True, True, True)])
+def test_split_folds_end_as_their_value_says(fold_growth, fold_turns, fold_tail):
     """With ``split_fold`` a planned fold ends as the FSM's own discards would, from the state
     and turn it is made at: then, with one payoff per ending (the fold's end paid ``u_nw``),
     value = sum P(ending) * payoff for every action, folds included. Without it the same
@@ -291,7 +295,7 @@ def test_split_folds_end_as_their_value_says(fold_growth, fold_turns):
         p.u_lose = np.full(34, -2.0)
         p.lose_growth = np.random.default_rng(10).uniform(0.3, 1.5, p.T)
         p.u_nw, p.u_tw, p.payoff = 0.3, 0.2, 0.25
-        p.fold_growth, p.fold_turns = fold_growth, fold_turns
+        p.fold_growth, p.fold_turns, p.fold_tail = fold_growth, fold_turns, fold_tail
         plain = solve_psm(g, p)
         split = solve_psm(g, replace(p, split_fold=True))
         _assert_endings_explain_values(split, {"win": 0.25, "lose": -2.0, "other_win": p.u_other,
@@ -345,23 +349,22 @@ def test_riichi_locks_the_hand():
 
 # --- FSM ------------------------------------------------------------------------------
 
-def _fsm_sequence_value(seq, h0, pl, ul, p, uo, ue, N, growth=None):
+def _fsm_sequence_value(seq, h0, pl, ul, p, uo, ue, N, growth=None, tail=False):
     """Value of discarding ``seq`` in order (Eq. 11 unrolled for a fixed sequence); the
     ``i``-th discard's deal-in chance times ``growth[i]`` when given, another's win after it
-    at ``p``, or at ``p[i]`` when ``p`` is a sequence (the hazard of the turn it is made in)."""
+    at ``p``, or at ``p[i]`` when ``p`` is a sequence (the hazard of the turn it is made in);
+    after the last one too with ``tail``, then ``ue``."""
     value, alive, opened = 0.0, 1.0, set()
     for i, t in enumerate(seq[:N]):
         lam = 0.0 if t in opened else pl[t] * (1.0 if growth is None else growth[i])
         opened.add(t)
         value += alive * lam * ul[t]
         alive *= 1 - lam
-        if i + 1 == N:
-            value += alive * ue
-        else:
+        if i + 1 < N or tail:
             pi = p if np.ndim(p) == 0 else p[i]
             value += alive * pi * uo
             alive *= 1 - pi
-    return value
+    return value + alive * ue
 
 
 def _fsm_instance(rng):
@@ -388,6 +391,31 @@ def test_fsm_dp_is_the_best_discard_sequence(seed):
         N = min(T, len(tiles))
         best = max(_fsm_sequence_value(s, h, pl, ul, p, uo, ue, N) for s in set(itertools.permutations(tiles)))
         assert fsm_dp(h, pl, ul, p=p, u_other=uo, u_end=ue, T=T).value == pytest.approx(best, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fsm_fold_tail_meets_the_last_interval(seed):
+    """``tail``: the fold's last discard meets another's win too. With one hazard and ``T >= N0``
+    the closed form is still the best of every order (brute force); with a hazard by turn and
+    growth it is Eq. 12's order played with the last interval counted, at every horizon."""
+    rng = np.random.default_rng(2000 + seed)
+    h, pl, ul, p, uo, ue = _fsm_instance(rng)
+    tiles = [int(t) for t in np.flatnonzero(h) for _ in range(h[t])]
+    n0 = len(tiles)
+    best = max(_fsm_sequence_value(s, h, pl, ul, p, uo, ue, n0, tail=True) for s in set(itertools.permutations(tiles)))
+    for T in (n0, n0 + 2):
+        assert fsm_stop_values(h[None], pl, ul, p, uo, ue, T, np.ones(T), tail=True)[0, T] == pytest.approx(best, abs=1e-12)
+    T = n0 + 1
+    pv, g = rng.uniform(0.02, 0.3, T + 1), rng.uniform(0.5, 1.5, T)
+    seq = [t for t in fsm_closed_form(h, pl, ul, p=p, u_other=uo, u_end=ue, T=T).order for _ in range(h[t])]
+    values = fsm_stop_values(h[None], pl, ul, p, uo, ue, T, g, p_turns=pv, tail=True)[0]
+    plain = fsm_stop_values(h[None], pl, ul, p, uo, ue, T, g, p_turns=pv)[0]
+    for k in range(1, T + 1):
+        n, N = T - k, min(k, n0)
+        assert values[k] == pytest.approx(_fsm_sequence_value(seq, h, pl, ul, pv[n + 1:], uo, ue, N, g[n:], tail=True),
+                                          abs=1e-12)
+        assert plain[k] == pytest.approx(_fsm_sequence_value(seq, h, pl, ul, pv[n + 1:], uo, ue, N, g[n:]), abs=1e-12)
+    assert values[0] == plain[0] == ue  # no discard left: the washout
 
 
 @pytest.mark.parametrize("seed", range(200))
@@ -433,9 +461,11 @@ def test_bad_params_raise():
         solve_psm(g, MDPParams(T=3, p_lose=np.full(34, 1.5)))
 
 
-def test_fold_endings_decompose_the_closed_form_value():
+@pytest.mark.parametrize("tail", [False, True])
+def test_fold_endings_decompose_the_closed_form_value(tail):
     """A fold's endings as the endings kernel splits it (Eq. 14's lose probability and its
-    siblings, another's win and the end), over the whole horizon, give back Eq. 13."""
+    siblings, another's win and the end), over the whole horizon, give back Eq. 13; with
+    ``tail`` (another's win after the last discard too) Eq. 13 whose end is paid that mixture."""
     from abstractions.fsm import fsm_fold_chances
     from search.retrograde import _fold_row
 
@@ -448,9 +478,10 @@ def test_fold_endings_decompose_the_closed_form_value():
         pl[rng.choice(34, 10)] = 0
         ul = rng.uniform(-4, -3, 34)
         p, T = rng.uniform(0.02, 0.3), int(rng.integers(1, 20))
-        r = fsm_closed_form(h, pl, ul, p=p, u_other=-2.5, u_end=-2.2, T=T)
+        r = fsm_closed_form(h, pl, ul, p=p, u_other=-2.5, u_end=p * -2.5 + (1 - p) * -2.2 if tail else -2.2, T=T)
         row = np.zeros(4)  # slots: lose, another's win, the end, fold
-        _fold_row(row, fsm_fold_chances(h[None], pl, ul, p, -2.5), 0, T, T, np.ones(T), np.full(T + 1, p), 0, 1, 2, 3)
+        _fold_row(row, fsm_fold_chances(h[None], pl, ul, p, -2.5), 0, T, T, np.ones(T), np.full(T + 1, p), tail,
+                  0, 1, 2, 3)
         lose, other, end, fold = row
         assert fold == 0.0
         assert lose == pytest.approx(r.p_lose, abs=1e-12)

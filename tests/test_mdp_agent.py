@@ -1474,3 +1474,27 @@ def test_ron_payer_weighs_a_direct_hit_on_the_leader(est):
     assert alike.table.u_win(two, False)[0] == pytest.approx(-5.0 / 3.0)
     assert by.table.u_win(two, False, by.payoff.payer)[0] == pytest.approx(-(pay[0, 0] + 2 * (1 - pay[0, 0])))
     assert by.table.u_win(two, True, by.payoff.payer)[0] == alike.table.u_win(two, True)[0]  # a tsumo: all pay
+
+
+def test_the_hazard_reads_our_shanten_now(est):
+    """A hazard file with our own hand's terms (session 54) gets the seat's shanten now from
+    the table state: with weight on ``own_1_shanten`` only, the 1-shanten hand meets another's
+    win more often in every interval than the tenpai and the 2-shanten hands, which meet it alike."""
+    from regressors.base import LogReg
+    from regressors.hazard import HAZARD_FEATURES
+
+    fake = copy.copy(est)
+    fake.hazard = copy.copy(est.hazard)
+    fake.hazard.other = LogReg(HAZARD_FEATURES)
+    fake.hazard.other.coef[0, HAZARD_FEATURES.index("own_1_shanten")] = 2.0
+    fake.hazard.other.intercept[:] = -3.0
+    q = np.arange(1, 4)
+    p_other = {}
+    for hand in ("123m 456p 777s 34s 55m", "123m 456p 777s 3s 9s 55m", "123m 456p 79s 11s 5m 9m 1p"):
+        st = agent_at(events_for(hand, [("9p", {1: "9m", 2: "9s", 3: "1p"})], last_draw="N"), est).state
+        sh = int(shanten(np.asarray(st.hand, np.uint8)))
+        p_other[sh] = fake.hazards(st, fake.decision(st), q).p_other
+    assert sorted(p_other) == [0, 1, 2]
+    np.testing.assert_allclose(p_other[0], 1 / (1 + np.exp(3.0)))
+    np.testing.assert_allclose(p_other[2], p_other[0])
+    np.testing.assert_allclose(p_other[1], 1 / (1 + np.exp(1.0)))

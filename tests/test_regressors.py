@@ -436,7 +436,7 @@ def test_hazard_bands_count_each_interval_row_once():
 
     q = np.array([1, 1, 2, 6, 13])
     now = np.array([60, 60, 60, 60, 51])
-    X = hazard_features(now, q, np.array([0, 1, 0, 2, 0]), np.zeros((5, 3)), np.zeros(5), np.zeros(5))
+    X = hazard_features(now, q, np.array([0, 1, 0, 2, 0]), np.zeros((5, 3)), np.zeros(5), np.zeros(5), np.full(5, 2))
     out = hazard_by_interval(X, np.array([1, 0, 0, 0, 1]), np.full(5, 0.1))
     assert {k: v["n"] for k, v in out["q"].items()} == {"1": 2, "2": 1, "3-4": 0, "5-7": 1, "8-11": 0, "12-99": 1}
     assert out["q"]["1"] == {"n": 2, "observed": 1, "predicted": 0.2, "ratio": 5.0}
