@@ -481,8 +481,9 @@ class TableModel:
     (:func:`shrinking_pool`: the others' discards leave it while our waits, neither drawn nor
     ronned, stay), as ``wall_shares`` were measured (else over the root's pool: at the riichi
     declarations of 200 self-play games 154 tsumo expected where 184 happened, 181 with it;
-    against cnn-bot 82 / 98, 97 with it; off: even in 2,000 report games against cnn-bot,
-    docs/sessions.md "Session 39", "Session 40"). ``ron_by_discarder`` (with ``ron_share``): the share is each
+    against cnn-bot 82 / 98, 97 with it; even in 2,000 report games against cnn-bot,
+    docs/sessions.md "Session 39", "Session 40"; on since session 54, again even in 2,000 games
+    and truer at the riichi declarations of its own self-play). ``ron_by_discarder`` (with ``ron_share``): the share is each
     opponent's own by its class (``Hazards.ron_share_by``: one in riichi throws what it draws,
     a free closed hand holds back), the three discards of a turn at their mean (they carry
     the same ron chances, so the mean is exact for the ron; else one share for every table).
@@ -547,7 +548,7 @@ class TableModel:
     draw_share: bool = False  # we draw our waits less often than their unseen share (Hazards.draw_share)
     ron_by_discarder: bool = False  # with ron_share: the share of each discarder's class (Hazards.ron_share_by)
     wall_share: bool = True  # we draw our useful kinds less often as the wall runs down (docs/sessions.md, "Session 38")
-    pool_shrink: bool = False  # with wall_share: our waits over the pool of each draw (docs/sessions.md, "Session 39")
+    pool_shrink: bool = True  # with wall_share: our waits over the pool of each draw (docs/sessions.md, "Session 39"; on since "Session 54")
     discard_mix: bool = True  # the others discard by tile class as the records say (Hazards.discards, docs/sessions.md "Session 43", on since "Session 44")
     ron_wall: bool = False  # with ron_share: the ron share by the wall (Hazards.ron_wall, docs/sessions.md "Session 44")
     kan_dora: bool = False  # our kan's new dora in the opponents' wins too (after_kan, docs/sessions.md "Session 46")

@@ -933,15 +933,15 @@ def test_pool_shrink_counts_a_tenpai_hands_waits_over_the_pool_of_each_draw(est)
     root's unseen pool over the pool at that draw (the others' three discards before the first,
     four tiles fewer a turn after, never below what the wall cannot give up); the progress rows
     stay. The tenpai hand then wins more often, by tsumo (the others' chances are the same),
-    and its discards are worth more."""
+    and its discards are worth more. On by default since session 54."""
     from abstractions.psm import solve_psm
     from abstractions.situation import TableModel
 
     ev = events_for("123m 456p 789s 23s 55m", [], last_draw="E")
     agent = agent_at(ev, est)
     st = agent.state
-    walls = situation_of(st, est)  # the default: wall_share, the root's pool
-    pools = situation_of(st, est, model=TableModel(pool_shrink=True))
+    walls = situation_of(st, est, model=TableModel(pool_shrink=False))  # wall_share, the root's pool
+    pools = situation_of(st, est)  # the default since session 54
     T, u = walls.params.T, float(sum(st.unseen))
     # the draw of draw_share[n] comes after the others' three discards since our (n + 1)-th
     now = np.maximum(u - 3 - 4 * np.arange(T), u - st.tiles_left)
