@@ -912,7 +912,7 @@ def test_wall_share_slows_a_one_shanten_hand_more_as_the_wall_runs_down(est):
     agent = agent_at(ev, est)
     st = agent.state
     plain = situation_of(st, est, model=TableModel(wall_share=False))
-    fewer = situation_of(st, est)  # the default
+    fewer = situation_of(st, est, model=TableModel(pool_shrink=False))  # the wall's share alone (pool_shrink: below)
     T = fewer.params.T
     assert plain.params.draw_share == 1.0 and plain.params.progress_share == (1.0, 1.0, 1.0)
     slope = np.asarray(est.hazard.share_slope)
