@@ -1051,7 +1051,7 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     world after the event, solved for the same pairs) add a chance event between our turns
     (:func:`solve_kernel`); the tracked endings follow it when ``event_endings`` is given (the
     ``endings_at`` of the world after it, see ``keep``), else they are the world's without the
-    event, under the policy that counts it. ``fold_split`` ``(lam, g, p[, tail])``: the tracked
+    event, under the policy that counts it. ``fold_split`` ``(lam, g, p, tail)``: the tracked
     endings give a fold's own endings in place of ``fold`` (lose, another's win, noten at its
     end; :func:`_fold_row`) from the state and turn it is made at: ``lam`` (n, width) its
     discards' deal-in chances (``abstractions.fsm.fsm_fold_chances``), ``g`` (T numbers) their
@@ -1095,10 +1095,11 @@ def solve(graph, T: int, *, p_lose: np.ndarray, u_lose: np.ndarray, p_other: np.
     if fold_split is None:
         fold_lam, fold_g, fold_p, fold_tail = np.zeros((0, 0)), np.ones(1), np.zeros(T + 1), False
     else:
-        fold_tail = bool(fold_split[3]) if len(fold_split) > 3 else False
-        fold_lam = np.ascontiguousarray(fold_split[0], dtype=np.float64)
-        fold_g = np.ascontiguousarray(fold_split[1], dtype=np.float64)
-        fold_p = np.ascontiguousarray(np.broadcast_to(np.asarray(fold_split[2], dtype=np.float64), (T + 1,)))
+        lam, g, p, tail = fold_split
+        fold_lam = np.ascontiguousarray(lam, dtype=np.float64)
+        fold_g = np.ascontiguousarray(g, dtype=np.float64)
+        fold_p = np.ascontiguousarray(np.broadcast_to(np.asarray(p, dtype=np.float64), (T + 1,)))
+        fold_tail = bool(tail)
         if not allow_stop or fold_lam.ndim != 2 or fold_lam.shape[0] != n or fold_g.shape != (T,):
             raise ValueError(f"fold_split needs v_stop, (n, width) = ({n}, .) chances and T = {T} growths, "
                              f"got {fold_lam.shape} and {fold_g.shape}")
