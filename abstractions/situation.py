@@ -52,6 +52,7 @@ from abstractions.params import LaterRiichi, MDPParams, RiichiParams
 from game.errors import MahjongError, ModelFileError
 from game.tiles import dora_from_indicator
 from regressors.discards import kind_weights
+from regressors.estimators import hand_shanten
 from regressors.ron_points import factors as ron_points_factors
 from regressors.ron_wall import per_turn as ron_wall_per_turn
 from regressors.features import n_takes, safe_kinds
@@ -1003,11 +1004,12 @@ def situation_of(state, estimators, *, table: RankTable | None = None, hanchan: 
     (``regressors.Estimators``) for ``state``'s seat; ``ron_model``: the deal-in chances from
     it instead (:func:`with_ron_model`); ``hazard_scale``: another's win that many times as
     likely in every interval (:func:`scaled_hazards`; 1: as fitted)."""
-    est = estimators.decision(state)
+    sh = hand_shanten(state)
+    est = estimators.decision(state, sh)
     if ron_model is not None:
         est = with_ron_model(est, state, ron_model)
     hz = estimators.hazards(state, est, hazard_turns(1 + max(0, int(state.tiles_left)) // 4),
-                            facing=model.later_riichi)
+                            facing=model.later_riichi, shanten=sh)
     hz = scaled_hazards(hz, hazard_scale)
     return build_situation(state, est, estimators.final_rank, table=table, hanchan=hanchan, hazards=hz,
                            model=model, riichi_danger=riichi_danger)

@@ -56,6 +56,13 @@ def load_rank_model(path: str | Path):
     return SimRankModel.load(path) if file_kind(path) == SIM_KIND else FinalRankModel.load(path)
 
 
+def hand_shanten(view) -> int:
+    """The shanten of ``view``'s concealed hand (our kernel, checked against riichienv's)."""
+    from search.shanten import shanten
+
+    return int(shanten(np.asarray(view.hand, np.uint8)))
+
+
 @dataclass
 class DecisionEstimates:
     """What one decision needs, by absolute seat (the deciding seat's own row is zero)."""
@@ -152,9 +159,7 @@ class Estimators:
         pt3 = pt[others]
         p_end = float(self.hand_end.predict_proba(hand_end_features(view, me, pt3)[None])[0])
         if shanten is None:
-            from regressors.datasets import _shanten
-
-            shanten = _shanten(np.asarray(view.hand))
+            shanten = hand_shanten(view)
         r = float(self.horizon_model.predict_proba(horizon_features(view, me, pt3, shanten)[None])[0])
         probs = np.zeros((4, len(self.win_value.points)))
         points = np.zeros_like(probs)
@@ -172,15 +177,17 @@ class Estimators:
             out[j] = self.win_value.value_with_new_dora(view, j, new)
         return out
 
-    def hazards(self, view, d: DecisionEstimates, q: np.ndarray, *, facing: bool = False) -> Hazards:
+    def hazards(self, view, d: DecisionEstimates, q: np.ndarray, *, facing: bool = False,
+                shanten: int | None = None) -> Hazards:
         """Per-interval endings for ``view``'s seat (``q = 1``: after the discard made now).
         ``facing``: also the table were an opponent to declare riichi now (the hazards, its
-        win classes, who may declare), for ``abstractions.situation.later_riichi``."""
+        win classes, who may declare), for ``abstractions.situation.later_riichi``.
+        ``shanten``: the seat's hand's (read by hazard files since session 54); computed when
+        not given."""
         from regressors.features import n_takes
-        from search.shanten import shanten
 
         me = view.seat
-        sh = int(shanten(np.asarray(view.hand, np.uint8)))  # the hazard of files since session 54 reads it
+        sh = hand_shanten(view) if shanten is None else int(shanten)
         others = [(me + k) % 4 for k in (1, 2, 3)]
         pt = d.p_tenpai[others]
         riichi = np.array([bool(view.riichi[j]) for j in others])
