@@ -523,7 +523,9 @@ class TableModel:
     discard does (``P_O[T]``; ``MDPParams.fold_tail``): the hand runs on to the wall's end after
     it. Without it the fold ends noten right after its last discard, and at 1 shanten with 0-14
     tiles left PSM's folds predicted another's win in 0.13 of them where 0.25 came (session 53's
-    default on its own self-play, 92 decisions; docs/sessions.md "Session 54").
+    default on its own self-play, 92 decisions; docs/sessions.md "Session 54"); on since session 55
+    (with ``hazard_s54.json``, every 0-2 shanten cell of its own self-play within 0.05, and even
+    in 2,000 paired games against cnn-bot; docs/sessions.md "Session 55").
     ``ron_share`` is on since the calibration of the Method 2 player's own games: without it
     PSM was too sure of winning near tenpai (1 shanten: win 0.29 predicted, 0.22 realised; with
     it 0.22 / 0.22). ``projected_deal_in`` is on since the calibration of session 11's default
@@ -557,7 +559,7 @@ class TableModel:
     ron_payer: bool = False  # our ron paid by each opponent at its share of our waits (ron_payers, docs/sessions.md "Session 46")
     ron_points: bool = False  # the others' wins worth their class's share by ron and by tsumo (Hazards.ron_points, docs/sessions.md "Session 47")
     fold_turns: bool = False  # with hazard: a planned fold meets P_O[n] of its own turns (docs/sessions.md "Session 49")
-    fold_tail: bool = False  # a planned fold meets another's win after its last discard too (docs/sessions.md "Session 54")
+    fold_tail: bool = True  # a planned fold meets another's win after its last discard too (docs/sessions.md "Session 54"; on since "Session 55")
 
 
 #: With ``read_deal_in``: the share of the grown deal-in chances (``lose_growth[n]``, ``n >= 1``)

@@ -1096,18 +1096,20 @@ def test_hazard_file_plays_the_files_hazard(est):
 
 
 def test_the_default_plays_its_self_play_hazard_and_session_45s_regressions(est, tmp_path):
-    """Since session 53 the default plays the other-win hazard refitted on its own self-play
-    (``HAZARD_FILE``) and Method 2's regressions of session 45 (``SCENARIOS_FILE``): with them its
-    predicted endings came within 0.05 in 11 of 12 calibration cells of its self-play where the
-    estimators' own hazard gave 8. The refit expects fewer wins by others in the first turns of
-    an early hand (about half as many) and more in the middle of the wall; ``hazard_file=estimators``
-    plays the estimators' own, estimators read from ``est_dir`` keep theirs, and the run's model
-    files name what is played."""
+    """Since session 53 the default plays an other-win hazard refitted on its own self-play
+    (``HAZARD_FILE``; since session 55 ``hazard_s54.json``, which reads our own hand too) and
+    Method 2's regressions of session 45 (``SCENARIOS_FILE``). The refits expect fewer wins by
+    others in the first turns of an early hand (about half as many); session 52's expects more in
+    the middle of the wall, and session 54's, with our hand tenpai (its ``own_tenpai`` weight is
+    negative), fewer there than session 52's. ``hazard_file=estimators`` plays the estimators'
+    own, estimators read from ``est_dir`` keep theirs, and the run's model files name what is played."""
     import shutil
 
     from player.agents.mdp import HAZARD_ESTIMATORS, HAZARD_FILE, SCENARIOS_FILE, default_estimators
     from player.registry import model_files
     from regressors.estimators import DEFAULT_DIR, FILES
+
+    HAZARD_S52 = HAZARD_FILE.with_name("hazard_s52.json")
     from regressors.hazard import HazardModel
     from regressors.scenarios import DEFAULT_PATH, ScenarioModel
 
@@ -1124,8 +1126,11 @@ def test_the_default_plays_its_self_play_hazard_and_session_45s_regressions(est,
     c = np.asarray(situation_of(default.state, est.with_hazard(HazardModel.load(HAZARD_FILE))).params.p_other)
     d = np.asarray(situation_of(default.state, from_dir.est).params.p_other)
     e = np.asarray(situation_of(default.state, default_estimators()).params.p_other)
+    s52 = np.asarray(situation_of(default.state, est.with_hazard(HazardModel.load(HAZARD_S52))).params.p_other)
+    assert HAZARD_FILE.name == "hazard_s54.json"
     assert np.array_equal(b, c) and np.array_equal(b, e) and np.array_equal(a, d) and not np.array_equal(a, b)
-    assert np.all(b[:2] < 0.75 * a[:2]) and np.all(b[5:8] > 1.05 * a[5:8])
+    assert np.all(b[:2] < 0.75 * a[:2]) and np.all(s52[:2] < 0.75 * a[:2]) and np.all(s52[5:8] > 1.05 * a[5:8])
+    assert np.all(b[5:8] < 0.9 * s52[5:8])
     scen = ScenarioModel.load(SCENARIOS_FILE).branches[0].coef
     assert np.array_equal(default._scenarios.branches[0].coef, scen)
     assert not np.allclose(ScenarioModel.load(DEFAULT_PATH).branches[0].coef, scen)

@@ -207,15 +207,16 @@ RANK_ESTIMATORS = "estimators"
 #: 0.23018; regressors/README.md), played by ``hazard_file`` (docs/sessions.md, "Session 51").
 HAZARD_S51 = Path(__file__).resolve().parents[2] / "regressors" / "models" / "hazard_s51.json"
 #: The default's other-win hazard: the shipped estimators' hazard with ``other`` and ``p_abort``
-#: refitted on 300 games of session 52's default's own self-play (seed 31012; held-out log loss
-#: 0.23855 against 0.23911; regressors/README.md). With :data:`SCENARIOS_FILE` the player's
-#: predicted endings came within 0.05 in 11 of 12 calibration cells of its own self-play where
-#: the hazard of the estimators gave 8 (session 52), 11 of 13 on 300 fresh games (session 53),
-#: and it played the player before even or better (2,000 paired games against cnn-bot, -0.018
-#: +- 0.017; docs/sessions.md, "Session 52", "Session 53"). It refits the shipped estimators'
-#: hazard, so estimators of their own (an ``estimators`` object, ``est_dir``) or of a table
-#: (``table``) keep their own hazard.
-HAZARD_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "hazard_s52.json"
+#: refitted on 300 games of session 53's default's own self-play (seed 31014), reading our own
+#: hand's shanten too (``regressors.hazard.OWN_HAND_FEATURES``; held-out log loss 0.23343 against
+#: 0.23416; regressors/README.md). With ``TableModel.fold_tail`` every 0-2 shanten cell of the
+#: player's own self-play came within 0.05 (11 of 12 cells, session 54), and it played the
+#: player before even (2,000 paired games against cnn-bot, +0.008 +- 0.011; docs/sessions.md,
+#: "Session 54", "Session 55"). ``hazard_s52.json`` (the default of sessions 53-54) is the same
+#: refit on session 52's default's self-play without our hand's terms. It refits the shipped
+#: estimators' hazard, so estimators of their own (an ``estimators`` object, ``est_dir``) or of
+#: a table (``table``) keep their own hazard.
+HAZARD_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "hazard_s54.json"
 #: ``hazard_file`` that plays the estimators' own hazard (the default before session 53).
 HAZARD_ESTIMATORS = "estimators"
 #: The default's Method 2 regressions (Eq. 18): refitted in session 45 on 15,915 rows of that
