@@ -52,10 +52,9 @@ from abstractions.params import LaterRiichi, MDPParams, RiichiParams
 from game.errors import MahjongError, ModelFileError
 from game.tiles import dora_from_indicator
 from regressors.discards import kind_weights
-from regressors.estimators import hand_shanten
 from regressors.ron_points import factors as ron_points_factors
 from regressors.ron_wall import per_turn as ron_wall_per_turn
-from regressors.features import n_takes, safe_kinds
+from regressors.features import hand_shanten, n_takes, safe_kinds
 from regressors.hazard import wall_shares
 from search.retrograde import MAX_DRAW_SHARE
 from search.scorer import F_POINTS, _all_counts4, expected_score_nb, score_nb

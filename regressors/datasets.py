@@ -371,7 +371,7 @@ def _discard_rows(rep: FullReplay, events: list[dict], idx: int, e: dict, g: int
         if closed and waits.any():
             rows["wait"].add(cat=cats.astype(np.int8), unseen=unseen.astype(np.int8),
                              y=can_ron, riichi=view.riichi[j], game=g)
-    shanten = _shanten(view.hand)
+    shanten = F.hand_shanten(view)
     t_max = 1 + view.tiles_left // 4
     r = min(1.0, t_left / t_max)
     rows["dec"].add(tf=np.stack(tf), riichi=riichi, takes=takes, tenpai=tenpai, cat_t=cat_t,
@@ -391,13 +391,6 @@ def _wait_share(unseen: np.ndarray, waits: np.ndarray) -> float:
     one of them if the others threw their tiles at random (0 when it has no wait)."""
     total = int(unseen.sum())
     return float(unseen[waits].sum()) / total if total and waits.any() else 0.0
-
-
-def _shanten(counts: np.ndarray) -> int:
-    import riichienv
-
-    ids = [4 * k + c for k in range(34) for c in range(int(counts[k]))]
-    return int(riichienv.calculate_shanten(ids))
 
 
 def _win_row(rep: FullReplay, e: dict, g: int, rows: dict[str, _Rows], ippatsu: bool) -> None:

@@ -20,7 +20,7 @@ from regressors.deal_in import WaitHistogram, deal_in_probs
 from regressors.final_rank import FinalRankModel
 from regressors.hand_end import HandEndModel, HorizonModel
 from regressors.hazard import OWN_CLASSES, HazardModel, wait_class
-from regressors.features import hand_end_features, horizon_features
+from regressors.features import hand_end_features, hand_shanten, horizon_features
 from regressors.payoffs import WinValueModel
 from regressors.tenpai import TenpaiModel
 
@@ -54,13 +54,6 @@ def load_rank_model(path: str | Path):
     from regressors.rank_sim import KIND as SIM_KIND, SimRankModel
 
     return SimRankModel.load(path) if file_kind(path) == SIM_KIND else FinalRankModel.load(path)
-
-
-def hand_shanten(view) -> int:
-    """The shanten of ``view``'s concealed hand (our kernel, checked against riichienv's)."""
-    from search.shanten import shanten
-
-    return int(shanten(np.asarray(view.hand, np.uint8)))
 
 
 @dataclass

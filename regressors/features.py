@@ -38,6 +38,14 @@ def n_takes(melds: Sequence) -> int:
     return sum(1 for m in melds if m.type in TAKES)
 
 
+def hand_shanten(view: TableState) -> int:
+    """The shanten of ``view``'s concealed hand (our kernel, checked against riichienv's), as
+    the decision rows of training and the estimates of play read it."""
+    from search.shanten import shanten
+
+    return int(shanten(np.asarray(view.hand, np.uint8)))
+
+
 def dora_kinds(view: TableState) -> np.ndarray:
     out = np.zeros(34, dtype=np.int8)
     for ind in view.dora_indicators:
