@@ -1098,7 +1098,8 @@ def test_hazard_file_plays_the_files_hazard(est):
 def test_the_default_plays_its_self_play_hazard_and_session_45s_regressions(est, tmp_path):
     """Since session 53 the default plays an other-win hazard refitted on its own self-play
     (``HAZARD_FILE``; since session 55 ``hazard_s54.json``, which reads our own hand too) and
-    Method 2's regressions of session 45 (``SCENARIOS_FILE``). The refits expect fewer wins by
+    Method 2's regressions refitted on the player's own rows (``SCENARIOS_FILE``; session 45's,
+    since session 56 session 55's). The refits expect fewer wins by
     others in the first turns of an early hand (about half as many); session 52's expects more in
     the middle of the wall, and session 54's, with our hand tenpai (its ``own_tenpai`` weight is
     negative), fewer there than session 52's. ``hazard_file=estimators`` plays the estimators'
@@ -1134,6 +1135,7 @@ def test_the_default_plays_its_self_play_hazard_and_session_45s_regressions(est,
     scen = ScenarioModel.load(SCENARIOS_FILE).branches[0].coef
     assert np.array_equal(default._scenarios.branches[0].coef, scen)
     assert not np.allclose(ScenarioModel.load(DEFAULT_PATH).branches[0].coef, scen)
+    assert SCENARIOS_FILE.name == "scenarios_s55.json"
     assert {HAZARD_FILE, SCENARIOS_FILE} <= set(model_files("mdp"))
     assert HAZARD_FILE not in model_files(f"mdp:hazard_file={HAZARD_ESTIMATORS}")
     assert HAZARD_FILE not in model_files(f"mdp:est_dir={folder}") and HAZARD_FILE not in model_files("mdp:table=auto")

@@ -219,11 +219,13 @@ HAZARD_S51 = Path(__file__).resolve().parents[2] / "regressors" / "models" / "ha
 HAZARD_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "hazard_s54.json"
 #: ``hazard_file`` that plays the estimators' own hazard (the default before session 53).
 HAZARD_ESTIMATORS = "estimators"
-#: The default's Method 2 regressions (Eq. 18): refitted in session 45 on 15,915 rows of that
-#: session's player and graphs (``python -m regressors.scenarios``; docs/sessions.md "Session 45");
-#: ``regressors.scenarios.DEFAULT_PATH`` holds those of session 16's rows, the default before
-#: session 53.
-SCENARIOS_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "scenarios_s45.json"
+#: The default's Method 2 regressions (Eq. 18): refitted in session 55 on 31,969 rows that the
+#: default's agent built on 800 games of the player's own self-play (``python -m regressors.scenarios``;
+#: held-out log loss 1.1527 against session 45's 1.1557; on its own 200 self-play games 11 of 11
+#: judged calibration cells within 0.05; docs/sessions.md "Session 55"). ``scenarios_s45.json``
+#: (session 45's rows) is the default of sessions 53-55; ``regressors.scenarios.DEFAULT_PATH``
+#: holds those of session 16's rows, the default before session 53.
+SCENARIOS_FILE = Path(__file__).resolve().parents[2] / "regressors" / "models" / "scenarios_s55.json"
 
 
 def hazard_path(hazard_file: str | None, *, own_estimators: bool, table: str) -> Path | None:
