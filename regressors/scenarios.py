@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from game.cli import reports_errors
-from game.errors import MahjongError
+from game.errors import MahjongError, ModelFileError
 from regressors.base import LogReg, load_json, save_json
 
 KIND = "scenarios"
@@ -60,8 +60,12 @@ BRANCH_FEATURES = {
     "p3_washout": ("tsm_p_tenpai", "tsm_logit") + _TABLE,
     "p4_tenpai": ("tsm_p_tenpai", "tsm_logit") + _TABLE,
 }
-#: Each branch's columns in rows of :data:`SCENARIO_FEATURES`.
-_COLUMNS = {b: [SCENARIO_FEATURES.index(f) for f in names] for b, names in BRANCH_FEATURES.items()}
+#: :data:`BRANCH_FEATURES` with the hand's shanten on P(lose | no win) (``--lose-shanten``): FSM's
+#: deal-in chance does not tell a 3-shanten hand, which folds sooner, from a 2-shanten one (held
+#: out, 5 folds by game on session 55's 31,969 rows: log loss -0.0009 +- 0.0003; at 3 shanten with
+#: 30-59 tiles left the deal-ins 0.147 / 0.117 predicted against 0.127 / 0.080 realised come to
+#: 0.125 / 0.095; docs/sessions.md "Session 56").
+LOSE_SHANTEN_FEATURES = {**BRANCH_FEATURES, "p2_lose": BRANCH_FEATURES["p2_lose"] + ("shanten",)}
 #: The probability features' logits are taken of values clipped to [EPS, 1 - EPS].
 EPS = 1e-4
 #: The four regressions of the tree, each with the labels it is fitted on.
@@ -101,11 +105,20 @@ def tree(p: np.ndarray) -> np.ndarray:
     return np.column_stack([p1, (1 - p1) * p2, rest * (1 - p3), rest * p3 * p4, rest * p3 * (1 - p4)])
 
 
-class ScenarioModel:
-    """Eq. 18's four regressions; :meth:`predict` gives ``P(x)`` for the five scenarios."""
+def _columns(features: dict) -> dict[str, list[int]]:
+    """Each branch's columns in rows of :data:`SCENARIO_FEATURES`."""
+    return {b: [SCENARIO_FEATURES.index(f) for f in features[b]] for b in BRANCHES}
 
-    def __init__(self, C: float = 1.0):
-        self.branches = [LogReg(BRANCH_FEATURES[b], C=C) for b in BRANCHES]
+
+class ScenarioModel:
+    """Eq. 18's four regressions; :meth:`predict` gives ``P(x)`` for the five scenarios.
+    ``features``: each branch's names among :data:`SCENARIO_FEATURES` (default
+    :data:`BRANCH_FEATURES`; a loaded model keeps its file's)."""
+
+    def __init__(self, C: float = 1.0, features: dict | None = None):
+        self.features = dict(BRANCH_FEATURES if features is None else features)
+        self._cols = _columns(self.features)
+        self.branches = [LogReg(self.features[b], C=C) for b in BRANCHES]
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> "ScenarioModel":
         """``X``: rows of :data:`SCENARIO_FEATURES`; ``y``: the :data:`SCENARIOS` index of each
@@ -114,12 +127,12 @@ class ScenarioModel:
         for b, lr, (rows, labels) in zip(BRANCHES, self.branches, branch_labels(y)):
             if not rows.any():
                 raise MahjongError(f"no decision reaches a branch of Eq. 18 ({len(y)} rows): more records needed")
-            lr.fit(X[rows][:, _COLUMNS[b]], labels.astype(np.int64))
+            lr.fit(X[rows][:, self._cols[b]], labels.astype(np.int64))
         return self
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
-        return tree(np.column_stack([lr.predict_proba(X[:, _COLUMNS[b]])
+        return tree(np.column_stack([lr.predict_proba(X[:, self._cols[b]])
                                      for b, lr in zip(BRANCHES, self.branches)]))
 
     def save(self, path, meta: dict | None = None) -> Path:
@@ -129,8 +142,15 @@ class ScenarioModel:
     @classmethod
     def load(cls, path) -> "ScenarioModel":
         d = load_json(path, KIND)
-        m = cls()
-        m.branches = [LogReg.from_dict(d["branches"][b], BRANCH_FEATURES[b], str(path)) for b in BRANCHES]
+        try:
+            features = {b: tuple(d["branches"][b]["features"]) for b in BRANCHES}
+        except (KeyError, TypeError):
+            raise ModelFileError(f"{path}: not a scenarios model (each of {BRANCHES} needs its features)") from None
+        unknown = sorted({f for names in features.values() for f in names} - set(SCENARIO_FEATURES))
+        if unknown:
+            raise ModelFileError(f"{path}: features {unknown} are not among the code's {list(SCENARIO_FEATURES)}; retrain it")
+        m = cls(features=features)
+        m.branches = [LogReg.from_dict(d["branches"][b], features[b], str(path)) for b in BRANCHES]
         return m
 
 
@@ -190,11 +210,12 @@ def held_out_report(model: ScenarioModel, X: np.ndarray, y: np.ndarray) -> dict:
 
 
 def cross_validated(X: np.ndarray, y: np.ndarray, games: np.ndarray, against: ScenarioModel, folds: int,
-                    C: float = 1.0, seed: int = 0) -> dict:
+                    C: float = 1.0, seed: int = 0, features: dict | None = None) -> dict:
     """Log loss of a refit, ``folds``-fold by game (each fold's rows predicted by the regressions
     fitted on the others), beside that of the fitted model ``against`` on the same rows; the
     difference's standard error takes a game's rows as one cluster (its decisions share their
-    hands' endings). Also each scenario's mean predicted rate by both, and the realised one."""
+    hands' endings). Also each scenario's mean predicted rate by both, and the realised one.
+    ``features``: the refit's branch features (default :data:`BRANCH_FEATURES`)."""
     ids = np.unique(games)
     if not 2 <= folds <= len(ids):
         raise MahjongError(f"--folds must be in 2..{len(ids)} (the games), got {folds}")
@@ -203,7 +224,7 @@ def cross_validated(X: np.ndarray, y: np.ndarray, games: np.ndarray, against: Sc
     P_ref, P_old = np.empty((len(y), len(SCENARIOS))), against.predict(X)
     for k in range(folds):
         test = f == k
-        P_ref[test] = ScenarioModel(C).fit(X[~test], y[~test]).predict(X[test])
+        P_ref[test] = ScenarioModel(C, features).fit(X[~test], y[~test]).predict(X[test])
     ll_ref, ll_old = _log_losses(P_ref, y), _log_losses(P_old, y)
     per_game = np.bincount(game, weights=ll_ref - ll_old)
     se = float(per_game.std(ddof=1) * np.sqrt(len(ids)) / len(y))
@@ -233,10 +254,14 @@ def main(argv: list[str] | None = None) -> int:
                          "the model --against on the same rows (nothing is written)")
     ap.add_argument("--against", default=str(DEFAULT_PATH),
                     help="with --folds: the fitted model to compare with (default: the shipped one)")
+    ap.add_argument("--lose-shanten", action="store_true",
+                    help="P(lose | no win) also reads the hand's shanten (LOSE_SHANTEN_FEATURES)")
     args = ap.parse_args(argv)
+    features = LOSE_SHANTEN_FEATURES if args.lose_shanten else BRANCH_FEATURES
     if args.folds is not None:
         X, y, g = load_rows(args.data, args.shanten)
-        print(json.dumps(cross_validated(X, y, g, ScenarioModel.load(args.against), args.folds, args.C), indent=1))
+        print(json.dumps(cross_validated(X, y, g, ScenarioModel.load(args.against), args.folds, args.C,
+                                         features=features), indent=1))
         return 0
     if not 0.0 <= args.holdout < 1.0:
         raise MahjongError(f"--holdout must be in [0, 1), got {args.holdout}")
@@ -248,12 +273,12 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"rows": int(len(y)), "games": int(len(games))}
     if cut is not None:
         fit_rows = g < cut
-        report["held_out"] = held_out_report(ScenarioModel(args.C).fit(X[fit_rows], y[fit_rows]),
+        report["held_out"] = held_out_report(ScenarioModel(args.C, features).fit(X[fit_rows], y[fit_rows]),
                                              X[~fit_rows], y[~fit_rows])
         report["held_out"]["games"] = int((games >= cut).sum())
-    model = ScenarioModel(args.C).fit(X, y)
+    model = ScenarioModel(args.C, features).fit(X, y)
     meta = {"data": [str(p) for p in args.data], "rows": int(len(y)), "games": int(len(games)), "C": args.C,
-            "shanten": args.shanten}
+            "shanten": args.shanten, "lose_shanten": bool(args.lose_shanten)}
     report["out"] = str(model.save(args.out, meta))
     print(json.dumps(report, indent=1))
     return 0

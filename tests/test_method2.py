@@ -77,6 +77,39 @@ def test_the_scenario_model_round_trips_through_its_file(tmp_path):
     assert np.array_equal(again.predict(X), model.predict(X))
 
 
+def test_the_lose_branch_reads_the_shanten_only_in_the_lose_shanten_model(tmp_path):
+    """Endings where a 3-shanten hand deals in less than a 2-shanten one with the same FSM
+    numbers (it folds sooner): the ``--lose-shanten`` regressions give back the two deal-in
+    rates within 0.02 and keep their features through the file; the default regressions,
+    blind to the shanten, predict one rate for both; a file naming a feature the rows do not
+    carry is refused with the file's name."""
+    from game.errors import ModelFileError
+    from regressors.scenarios import BRANCH_FEATURES, LOSE_SHANTEN_FEATURES
+
+    rng = np.random.default_rng(7)
+    f = {name: i for i, name in enumerate(SCENARIO_FEATURES)}
+    X = rng.normal(size=(30_000, len(SCENARIO_FEATURES)))
+    X[:, f["shanten"]] = rng.integers(2, 4, len(X))
+    lose = np.where(X[:, f["shanten"]] == 3, 0.10, 0.20)
+    P = tree(np.column_stack([np.full(len(X), 0.15), lose, np.full(len(X), 0.3), np.full(len(X), 0.5)]))
+    y = (rng.random(len(X))[:, None] > np.cumsum(P, 1)).sum(1)
+    by = ScenarioModel(features=LOSE_SHANTEN_FEATURES).fit(X, y)
+    blind = ScenarioModel().fit(X, y)
+    again = ScenarioModel.load(by.save(tmp_path / "s.json"))
+    assert again.features == LOSE_SHANTEN_FEATURES and blind.features == BRANCH_FEATURES
+    assert np.array_equal(again.predict(X), by.predict(X))
+    three = X[:, f["shanten"]] == 3
+    p2 = lambda m: m.predict(X)[:, 1] / (1 - m.predict(X)[:, 0])  # P(lose | no win)
+    assert p2(by)[three].mean() == pytest.approx(0.10, abs=0.02)
+    assert p2(by)[~three].mean() == pytest.approx(0.20, abs=0.02)
+    assert abs(p2(blind)[three].mean() - p2(blind)[~three].mean()) < 0.02
+    d = json.loads((tmp_path / "s.json").read_text())
+    d["branches"]["p2_lose"]["features"][-1] = "ura_dora"
+    (tmp_path / "bad.json").write_text(json.dumps(d))
+    with pytest.raises(ModelFileError, match="bad.json.*ura_dora"):
+        ScenarioModel.load(tmp_path / "bad.json")
+
+
 def test_cross_validation_tells_a_stale_model_from_a_refit(tmp_path, capsys):
     """``--folds``: on rows of one truth, a model fitted on other rows of the same truth scores
     as the refit does (within two standard errors), a model fitted where the truth's win
